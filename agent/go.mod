@@ -1,0 +1,11 @@
+module github.com/joshbot/joshbot/agent
+
+go 1.26
+
+replace (
+	github.com/joshbot/joshbot/providers => ../providers
+	github.com/joshbot/joshbot/tools => ../tools
+	github.com/joshbot/joshbot/memory => ../memory
+	github.com/joshbot/joshbot/bus => ../bus
+	github.com/joshbot/joshbot/sandbox => ../sandbox
+)

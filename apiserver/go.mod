@@ -1,0 +1,3 @@
+module github.com/joshbot/joshbot/apiserver
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/joshbot/joshbot/bus
+
+go 1.26

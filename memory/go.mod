@@ -1,0 +1,3 @@
+module github.com/joshbot/joshbot/memory
+
+go 1.26

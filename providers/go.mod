@@ -1,0 +1,3 @@
+module github.com/joshbot/joshbot/providers
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/joshbot/joshbot/sandbox
+
+go 1.26

@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// ErrUnknownTool is returned by [Registry.Execute] when no tool has the
+// requested name.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// ErrBadArguments is returned by [Registry.Execute] when the arguments are
+// not a JSON object.
+var ErrBadArguments = errors.New("malformed tool arguments")
+
+// ErrDuplicateTool is returned by [Registry.Register] when a tool of the same
+// name is already registered. Refusing duplicates is what keeps a tool from
+// an outside source from shadowing a built-in.
+var ErrDuplicateTool = errors.New("tool already registered")
+
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Registry names and runs tools. The zero value is not usable; call
+// [NewRegistry]. A Registry is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]Tool
+	// defs caches Definitions; nil after any registration.
+	defs []Definition
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: make(map[string]Tool)}
+}
+
+// Register adds t. It refuses a nil tool, an invalid name, a parameter
+// schema that is not a JSON object, and a name already taken
+// ([ErrDuplicateTool]).
+func (r *Registry) Register(t Tool) error {
+	if t == nil {
+		return errors.New("tools: register: nil tool")
+	}
+	name := t.Name()
+	if !validName.MatchString(name) {
+		return fmt.Errorf("tools: register %q: name must match %s", name, validName)
+	}
+	if p := bytes.TrimSpace(t.Parameters()); len(p) == 0 || p[0] != '{' || !json.Valid(p) {
+		return fmt.Errorf("tools: register %q: parameters must be a JSON object schema", name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; ok {
+		return fmt.Errorf("tools: register %q: %w", name, ErrDuplicateTool)
+	}
+	r.tools[name] = t
+	r.defs = nil
+	return nil
+}
+
+// Get returns the tool called name, if any.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the registered tool names in sorted order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Len reports how many tools are registered.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Definitions returns every tool's schema in function-calling form, sorted
+// by name so the request bytes are stable across turns (which keeps
+// provider-side prompt caches warm). The result is shared: callers must not
+// modify it.
+func (r *Registry) Definitions() []Definition {
+	r.mu.RLock()
+	defs := r.defs
+	r.mu.RUnlock()
+	if defs != nil {
+		return defs
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.defs != nil {
+		return r.defs
+	}
+	defs = make([]Definition, 0, len(r.tools))
+	for _, t := range r.tools {
+		defs = append(defs, Definition{
+			Type: "function",
+			Function: Function{
+				Name:        t.Name(),
+				Description: t.Description(),
+				Parameters:  t.Parameters(),
+			},
+		})
+	}
+	slices.SortFunc(defs, func(a, b Definition) int { return strings.Compare(a.Function.Name, b.Function.Name) })
+	r.defs = defs
+	return defs
+}
+
+// Execute runs the tool called name with args. An unknown name wraps
+// [ErrUnknownTool] and lists the tools that exist; arguments that are not a
+// JSON object wrap [ErrBadArguments]. Empty arguments are treated as {}, as
+// several models send "" for a tool without parameters.
+func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	t, ok := r.Get(name)
+	if !ok {
+		return "", fmt.Errorf("%w %q; available tools: %s", ErrUnknownTool, name, strings.Join(r.Names(), ", "))
+	}
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return "", fmt.Errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return t.Execute(ctx, trimmed)
+}
+
+// preview shortens b for an error message.
+func preview(b []byte) string {
+	const max = 120
+	if len(b) <= max {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q…", b[:max])
+}
