@@ -1,0 +1,60 @@
+// Package memory is where joshbot keeps what it remembers.
+//
+// In this release that is the session store: the conversation history of
+// each chat, kept on disk so that a restart does not forget it. Later
+// releases add long-term memory on top of it (a curated MEMORY.md and an
+// append-only HISTORY.md), compaction of long sessions, and "dream"
+// consolidation that distils old sessions into long-term memory while the
+// agent is idle.
+//
+// The module is a leaf: it imports no other joshbot module, which is why it
+// defines its own Message type instead of sharing one with the providers.
+//
+// # Quick start
+//
+//	store, err := memory.NewStore(filepath.Join(home, ".joshbot", "sessions"))
+//	if err != nil {
+//		return err
+//	}
+//	unlock := store.Lock("telegram:12345") // one turn at a time per chat
+//	defer unlock()
+//	sess, err := store.Load("telegram:12345") // empty if new
+//	if err != nil {
+//		return err
+//	}
+//	sess.Messages = append(sess.Messages, memory.Message{
+//		Role: "user", Content: "hello", Time: time.Now(),
+//	})
+//	// ... run the model, append its replies ...
+//	if err := store.Save(sess); err != nil {
+//		return err
+//	}
+//
+// # Session keys
+//
+// A session is named by a key of the form "channel:sender", such as
+// "telegram:12345" or "api:alice". Keys are checked by ValidateKey before
+// they are turned into file names, and the mapping from key to file name is
+// injective, also on case-insensitive file systems, so one chat can never
+// read or overwrite another's history.
+//
+// # Storage format
+//
+// Each session is a JSONL file in the store's directory holding one Message
+// per line, oldest first, and nothing else; metadata that is not part of the
+// conversation belongs in separate files. The directory has mode 0700 and
+// the files 0600. Save replaces a file atomically with a temporary file and
+// a rename, so readers and crashes see either the old or the new session.
+//
+// # Damaged files
+//
+// Load skips lines it cannot read, for example a last line torn by a power
+// failure, and moves their exact bytes to a ".corrupt" file next to the
+// session, logging one warning. The rest of the session loads normally.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. Store.Lock serializes whole turns of
+// one session within the process; Load, Save and Append are individually
+// atomic. A Store expects to be the only process writing its directory.
+package memory

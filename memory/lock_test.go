@@ -1,0 +1,106 @@
+package memory
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestLockSerializes(t *testing.T) {
+	var s Store // Lock needs no directory
+	const goroutines = 32
+	const iterations = 200
+	counter := 0 // deliberately unsynchronized except by s.Lock
+	inside := 0
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range iterations {
+				unlock := s.Lock("telegram:1")
+				inside++
+				if inside != 1 {
+					t.Errorf("%d holders inside the lock", inside)
+				}
+				v := counter
+				if v%50 == 0 {
+					time.Sleep(time.Microsecond) // widen the window a race would need
+				}
+				counter = v + 1
+				inside--
+				unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if counter != goroutines*iterations {
+		t.Errorf("counter = %d, want %d", counter, goroutines*iterations)
+	}
+	if n := s.turns.len(); n != 0 {
+		t.Errorf("lock map holds %d entries after all unlocks", n)
+	}
+}
+
+func TestLockIndependentKeys(t *testing.T) {
+	var s Store
+	unlockA := s.Lock("api:a")
+	done := make(chan struct{})
+	go func() {
+		unlockB := s.Lock("api:b") // must not wait for api:a
+		unlockB()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("lock on one key blocked another key")
+	}
+	unlockA()
+	unlockA() // a second call is harmless
+	if n := s.turns.len(); n != 0 {
+		t.Errorf("lock map holds %d entries", n)
+	}
+}
+
+func TestLockMapShrinks(t *testing.T) {
+	var s Store
+	var unlocks []func()
+	for i := range 100 {
+		unlocks = append(unlocks, s.Lock(fmt.Sprint("api:", i)))
+	}
+	if n := s.turns.len(); n != 100 {
+		t.Fatalf("lock map holds %d entries, want 100", n)
+	}
+	// A waiter keeps an entry alive after its holder leaves.
+	acquired := make(chan func())
+	go func() { acquired <- s.Lock("api:0") }()
+	waitFor(t, func() bool {
+		s.turns.mu.Lock()
+		defer s.turns.mu.Unlock()
+		return s.turns.entries["api:0"].refs == 2
+	})
+	for _, u := range unlocks {
+		u()
+	}
+	u := <-acquired
+	if n := s.turns.len(); n != 1 {
+		t.Errorf("lock map holds %d entries while one is held, want 1", n)
+	}
+	u()
+	if n := s.turns.len(); n != 0 {
+		t.Errorf("lock map holds %d entries after all unlocks", n)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,358 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Message is one entry of a conversation, stored as one JSON line.
+//
+// The JSON shape mirrors common chat-completion APIs so that sessions are
+// easy to inspect and to convert, but this module defines its own type so that
+// it does not depend on any provider package. The zero Time is omitted from
+// the JSON and means the time was not recorded.
+type Message struct {
+	// Role is "system", "user", "assistant" or "tool". A stored line
+	// without a role is treated as unreadable.
+	Role string `json:"role"`
+	// Content is the message text; it may be empty for an assistant message
+	// that only requests tool calls.
+	Content string `json:"content,omitempty"`
+	// ToolCalls lists the tools an assistant message asks to run.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a tool message to the ToolCall.ID it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool name for tool messages, or an optional speaker name.
+	Name string `json:"name,omitempty"`
+	// Time is when the message was produced.
+	Time time.Time `json:"ts,omitzero"`
+}
+
+// ToolCall is a tool invocation requested by an assistant Message.
+type ToolCall struct {
+	// ID identifies the call; the tool's answer carries it as ToolCallID.
+	ID string `json:"id"`
+	// Name is the tool to run.
+	Name string `json:"name"`
+	// Arguments is the JSON-encoded argument object, kept as the model
+	// produced it because models sometimes emit JSON that does not parse.
+	Arguments string `json:"arguments"`
+}
+
+// Session is the conversation history for one session key.
+//
+// A Session is a plain value: it is not safe for concurrent use, and changes
+// to it reach disk only through Store.Save. Callers that modify a session
+// over a whole turn should hold Store.Lock for its key.
+type Session struct {
+	// Key is the session key, such as "telegram:12345"; see ValidateKey.
+	Key string
+	// Messages is the history, oldest first. Nil means no messages.
+	Messages []Message
+	// Created is when the session began: the time of the first message that
+	// has one, or else the file's modification time. It is zero for a
+	// session that has never been saved; Save fills it in.
+	Created time.Time
+	// Updated is when the session was last saved, taken from the file's
+	// modification time on Load and set by Save. Zero means never saved.
+	Updated time.Time
+}
+
+// MaxLineBytes bounds the size of one stored message line. Load treats a
+// longer line as unreadable, so that a damaged file without newlines cannot
+// make it buffer unbounded data, and Save refuses to write one.
+const MaxLineBytes = 16 << 20
+
+// Store keeps sessions as JSONL files, one file per session key and one
+// Message per line, in a single directory.
+//
+// All methods are safe for concurrent use by multiple goroutines. Writes are
+// atomic (write to a temporary file, then rename), so a reader never sees a
+// partially written session, even across processes. Beyond that, a Store
+// assumes it is the only writer of its directory: two processes saving the
+// same session simply overwrite each other.
+//
+// Use NewStore to create a Store; the zero Store has no directory and its
+// file methods return an error.
+type Store struct {
+	dir   string
+	turns keyedMutex // held by callers across a turn; see Lock
+	files keyedMutex // held by Store methods around file access for one key
+}
+
+var errNoDir = errors.New("memory: Store has no directory; create it with NewStore")
+
+// NewStore returns a Store that keeps its sessions in dir, creating dir (and
+// its parents) if needed. Session history is private, so dir is given mode
+// 0700, also when it already existed with looser permissions.
+func NewStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("memory: new store: directory is empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("memory: new store %q: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("memory: new store: %w", err)
+	}
+	if err := os.Chmod(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("memory: new store: %w", err)
+	}
+	return &Store{dir: abs}, nil
+}
+
+// Dir returns the absolute directory holding the session files, or "" for
+// the zero Store.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the file that holds the session for key, whether or not it
+// exists yet. It fails if key is not valid (see ValidateKey), so the result
+// is always a plain file directly inside Dir.
+func (s *Store) Path(key string) (string, error) {
+	if s.dir == "" {
+		return "", errNoDir
+	}
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.dir, keyStem(key)+".jsonl"), nil
+}
+
+// Keys returns the keys of all stored sessions in sorted order. Files in the
+// directory that no valid key maps to are ignored.
+func (s *Store) Keys() ([]string, error) {
+	if s.dir == "" {
+		return nil, errNoDir
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("memory: list sessions: %w", err)
+	}
+	var keys []string
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if key, ok := keyFromStem(stem); ok {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// Lock blocks until the caller holds the turn lock for key and returns the
+// function that releases it. Holding it across load, model call and save
+// stops two turns of the same session from interleaving and losing messages.
+//
+// The lock is per Store value and per process; it does not coordinate
+// separate processes. It is not reentrant. The key is not validated, and
+// Load, Save and Append do not take this lock themselves, so they may be
+// called while it is held. Calling unlock more than once is harmless. Memory
+// for a key's lock is released once nobody holds or waits for it.
+func (s *Store) Lock(key string) (unlock func()) {
+	return s.turns.lock(key)
+}
+
+// Load reads the session for key. A session that has never been saved is
+// returned as an empty Session with only Key set, not as an error.
+//
+// Load tolerates damage: a line that is not valid UTF-8, does not decode as
+// a Message, has no role, or is longer than MaxLineBytes (such as a line
+// torn by a crash) is skipped. Its exact bytes are appended to the file
+// Path(key)+".corrupt" (mode 0600, followed by a newline if the line had
+// none), the session file is rewritten without it so that it is quarantined
+// only once, and one warning is logged through log/slog. Blank lines are
+// ignored. Only failures to open or read the file are returned as errors.
+func (s *Store) Load(key string) (*Session, error) {
+	path, err := s.Path(key)
+	if err != nil {
+		return nil, err
+	}
+	unlock := s.files.lock(key)
+	defer unlock()
+	sess, err := s.load(key, path)
+	if err != nil {
+		return nil, fmt.Errorf("memory: load session %q: %w", key, err)
+	}
+	return sess, nil
+}
+
+// Save replaces the stored session sess.Key with sess.Messages.
+//
+// The file is written atomically: the messages go to a new temporary file
+// (mode 0600) in the same directory, which is flushed to stable storage and
+// then renamed over the old file, and the directory is synced so the rename
+// itself survives a crash. On failure the old file is left untouched and the
+// temporary file is removed.
+//
+// On success Save sets sess.Updated to the current time and, if it was zero,
+// sess.Created to the first message's time (or the current time). Save fails
+// if sess is nil, its key is invalid, or a message encodes to more than
+// MaxLineBytes.
+func (s *Store) Save(sess *Session) error {
+	if sess == nil {
+		return errors.New("memory: save session: nil session")
+	}
+	path, err := s.Path(sess.Key)
+	if err != nil {
+		return err
+	}
+	unlock := s.files.lock(sess.Key)
+	defer unlock()
+	if err := s.save(sess, path); err != nil {
+		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
+	}
+	return nil
+}
+
+// Append adds msgs to the stored session for key and returns the updated
+// session. Messages with a zero Time are stamped with the current time.
+//
+// Append is atomic with respect to other Load, Save and Append calls on the
+// same Store, so concurrent Appends never lose messages. It does not take
+// the turn lock (see Lock); a turn that loads a session, works on it and
+// saves it should hold that lock, or its Save may overwrite messages that
+// Append added in between.
+func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
+	path, err := s.Path(key)
+	if err != nil {
+		return nil, err
+	}
+	unlock := s.files.lock(key)
+	defer unlock()
+	sess, err := s.load(key, path)
+	if err != nil {
+		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+	}
+	now := time.Now()
+	for _, m := range msgs {
+		if m.Time.IsZero() {
+			m.Time = now
+		}
+		sess.Messages = append(sess.Messages, m)
+	}
+	if err := s.save(sess, path); err != nil {
+		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+	}
+	return sess, nil
+}
+
+// save writes sess to path; the caller holds the file lock for sess.Key.
+func (s *Store) save(sess *Session, path string) error {
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	// Message text is shown to people and models, not embedded in HTML, so
+	// escaping <, > and & would only make the files harder to read.
+	enc.SetEscapeHTML(false)
+	err := s.writeAtomic(path, func(w *bufio.Writer) error {
+		for i := range sess.Messages {
+			line.Reset()
+			if err := enc.Encode(&sess.Messages[i]); err != nil {
+				return fmt.Errorf("encode message %d: %w", i, err)
+			}
+			if line.Len() > MaxLineBytes {
+				return fmt.Errorf("message %d encodes to %d bytes, more than MaxLineBytes (%d)", i, line.Len(), MaxLineBytes)
+			}
+			if _, err := w.Write(line.Bytes()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if sess.Created.IsZero() {
+		sess.Created = firstTime(sess.Messages, now)
+	}
+	sess.Updated = now
+	return nil
+}
+
+// writeAtomic replaces path with the bytes that fill writes.
+func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (err error) {
+	// CreateTemp picks a fresh random name per call, so concurrent writers
+	// never share a temporary file, and the leading dot keeps leftovers of
+	// a crash out of directory listings.
+	tmp, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	// CreateTemp already uses 0600, but an explicit Chmod keeps the
+	// guarantee independent of that implementation detail.
+	if err := tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	if err := fill(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return s.syncDir()
+}
+
+func (s *Store) syncDir() error {
+	// Windows cannot open a directory for syncing and persists renames
+	// without it.
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}
+
+func firstTime(msgs []Message, fallback time.Time) time.Time {
+	for _, m := range msgs {
+		if !m.Time.IsZero() {
+			return m.Time
+		}
+	}
+	return fallback
+}
+
+// copyRange copies bytes [start, end) of r to w.
+func copyRange(w io.Writer, r io.ReaderAt, start, end int64) error {
+	_, err := io.Copy(w, io.NewSectionReader(r, start, end-start))
+	return err
+}
