@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// editMaxBytes bounds the size of a file edit_file will load. Exact-string
+// editing of anything larger is better done some other way.
+const editMaxBytes = 16 << 20
+
+type editFileTool struct{ c *contained }
+
+func (t *editFileTool) Name() string { return "edit_file" }
+
+func (t *editFileTool) Description() string {
+	return "Replace text in an existing workspace file. old_text must match the file exactly, including whitespace and " +
+		"indentation, and without the line-number prefixes read_file shows. It must occur exactly once unless replace_all is true; " +
+		"if it occurs more than once, include more surrounding lines to make it unique. The write is atomic."
+}
+
+func (t *editFileTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File to edit, relative to the workspace (or absolute inside it)."},
+    "old_text": {"type": "string", "description": "Exact text to find. Must not be empty."},
+    "new_text": {"type": "string", "description": "Text to put in its place. May be empty to delete old_text."},
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one. Default false."}
+  },
+  "required": ["path", "old_text", "new_text"]
+}`)
+}
+
+type editFileArgs struct {
+	Path       *string `json:"path"`
+	OldText    *string `json:"old_text"`
+	NewText    *string `json:"new_text"`
+	ReplaceAll bool    `json:"replace_all"`
+}
+
+func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	const name = "edit_file"
+	var a editFileArgs
+	if err := decodeArgs(name, raw, &a); err != nil {
+		return "", err
+	}
+	switch {
+	case a.Path == nil:
+		return "", missing(name, "path")
+	case a.OldText == nil:
+		return "", missing(name, "old_text")
+	case a.NewText == nil:
+		return "", missing(name, "new_text")
+	case *a.OldText == "":
+		return "", fmt.Errorf("%s: old_text is empty; give the exact text to replace (use write_file to create a file)", name)
+	case *a.OldText == *a.NewText:
+		return "", fmt.Errorf("%s: old_text and new_text are identical, so there is nothing to change", name)
+	}
+
+	fi, _, err := t.c.stat(*a.Path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("%s: path %q is a directory, not a file", name, *a.Path)
+	}
+	if fi.Size() > editMaxBytes {
+		return "", fmt.Errorf("%s: path %q is %d bytes, over the %d MiB edit limit", name, *a.Path, fi.Size(), editMaxBytes>>20)
+	}
+	f, real, err := t.c.open(*a.Path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
+	f.Close()
+	if err != nil {
+		return "", fmt.Errorf("%s: reading %q: %w", name, *a.Path, unwrapPathErr(err))
+	}
+	if isBinary(data) {
+		return "", fmt.Errorf("%s: path %q looks like a binary file (it contains NUL bytes); edit_file only edits text", name, *a.Path)
+	}
+	content := string(data)
+	n := strings.Count(content, *a.OldText)
+	switch {
+	case n == 0:
+		return "", fmt.Errorf("%s: old_text was not found in %q (0 occurrences); read the file again and copy the text exactly, including whitespace", name, *a.Path)
+	case n > 1 && !a.ReplaceAll:
+		return "", fmt.Errorf("%s: old_text occurs %d times in %q; include more surrounding text so it matches exactly once, or set replace_all to true", name, n, *a.Path)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	// Either there is exactly one occurrence or replace_all asked for all.
+	updated := strings.ReplaceAll(content, *a.OldText, *a.NewText)
+	if _, err := t.c.writeAtomic(real, []byte(updated), workspaceFilePerm); err != nil {
+		return "", fmt.Errorf("%s: path %q: %w", name, *a.Path, unwrapPathErr(err))
+	}
+	noun := "occurrence"
+	if n != 1 {
+		noun = "occurrences"
+	}
+	return fmt.Sprintf("edited %s: replaced %d %s (%d bytes now)", t.c.rel(real), n, noun, len(updated)), nil
+}
