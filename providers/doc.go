@@ -29,7 +29,11 @@
 //
 // A non-2xx answer becomes an [*APIError] carrying the provider name, the
 // HTTP status and the upstream message, so the user can be told exactly who
-// failed and why.
+// failed and why; [APIError.Temporary] says whether a retry may help. A
+// stream that breaks off yields an error wrapping [ErrStreamInterrupted]
+// together with the partial [Response]. Each request, stream included, is
+// bounded by [ClientOptions.Timeout], and response sizes are capped so a
+// misbehaving server cannot exhaust memory.
 //
 // # Testing
 //

@@ -1,0 +1,262 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrStreamInterrupted is wrapped by the error [Client.ChatStream] returns
+// when a stream stops before the provider signalled its end (neither a
+// [DONE] marker nor a finish reason arrived), whether the connection closed,
+// a read failed or the request timed out. Test for it with errors.Is; the
+// partial [Response] returned alongside holds whatever had arrived.
+var ErrStreamInterrupted = errors.New("stream ended unexpectedly")
+
+// Limits on how much upstream text an error message may carry.
+const (
+	maxMessageLen = 1000 // a message the provider wrote for humans
+	maxSnippetLen = 300  // a guess at an unstructured body
+)
+
+// APIError is a failure reported by the provider: a non-2xx HTTP status, or
+// an error object inside an otherwise successful body or stream.
+type APIError struct {
+	// Provider is the client's name, for example "openrouter".
+	Provider string
+	// StatusCode is the HTTP status. For an error reported inside a 2xx
+	// body it is the numeric error code when that is an HTTP error status,
+	// otherwise the 2xx status itself.
+	StatusCode int
+	// Message is the upstream explanation on one line: the message field of
+	// a JSON error, the title of an HTML error page, or a short snippet of
+	// the body. Empty when the body said nothing useful.
+	Message string
+	// Type is the OpenAI error type (for example "invalid_request_error");
+	// empty if the provider sent none.
+	Type string
+	// Code is the provider's error code rendered as text, whether it came
+	// as a string or a number; empty if the provider sent none.
+	Code string
+	// RetryAfter is how long the provider asked the caller to wait, from
+	// the Retry-After (or retry-after-ms) header; zero if it did not say.
+	RetryAfter time.Duration
+}
+
+// Error renders the failure on one line, for example
+// "openrouter: HTTP 429: Rate limit exceeded".
+func (e *APIError) Error() string {
+	name := e.Provider
+	if name == "" {
+		name = "provider"
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.StatusCode)
+	}
+	if e.StatusCode >= 200 && e.StatusCode <= 299 {
+		return name + ": provider error: " + msg
+	}
+	if msg == "" {
+		return fmt.Sprintf("%s: HTTP %d", name, e.StatusCode)
+	}
+	return fmt.Sprintf("%s: HTTP %d: %s", name, e.StatusCode, msg)
+}
+
+// Temporary reports whether retrying the same request later may succeed:
+// true for 429 (rate limited) and any 5xx status.
+func (e *APIError) Temporary() bool {
+	return e.StatusCode == http.StatusTooManyRequests || (e.StatusCode >= 500 && e.StatusCode <= 599)
+}
+
+// newAPIError explains a non-2xx response from its (already size-limited)
+// body and headers.
+func newAPIError(name string, resp *http.Response, body []byte) *APIError {
+	e := &APIError{
+		Provider:   name,
+		StatusCode: resp.StatusCode,
+		RetryAfter: parseRetryAfter(resp.Header, time.Now()),
+	}
+	if we, ok := jsonError(body); ok {
+		e.Message = oneLine(we.Message, maxMessageLen)
+		e.Type, e.Code = we.Type, we.Code
+		return e
+	}
+	e.Message = describeBody(body, resp.Header.Get("Content-Type"))
+	return e
+}
+
+// jsonError extracts the message from the error shapes servers use:
+// {"error":{"message":...}}, {"error":"..."}, {"message":"..."} and the
+// {"detail":"..."} of FastAPI-based servers.
+func jsonError(body []byte) (wireError, bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return wireError{}, false
+	}
+	var v struct {
+		Error   *wireError      `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return wireError{}, false
+	}
+	switch {
+	case v.Error != nil && v.Error.Message != "":
+		return *v.Error, true
+	case v.Message != "":
+		return wireError{Message: v.Message, Type: v.Type, Code: rawScalar(v.Code)}, true
+	case len(v.Detail) > 0 && v.Detail[0] == '"':
+		return wireError{Message: rawScalar(v.Detail)}, true
+	case len(v.Detail) > 0:
+		return wireError{Message: string(v.Detail)}, true
+	}
+	return wireError{}, false
+}
+
+// describeBody makes a short one-line description of a body that is not a
+// recognised JSON error, such as a proxy's HTML error page.
+func describeBody(body []byte, contentType string) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	if body[0] == '<' || strings.Contains(contentType, "html") {
+		if title := htmlTitle(body); title != "" {
+			return title
+		}
+		return snippet(stripTags(body), maxSnippetLen)
+	}
+	return snippet(body, maxSnippetLen)
+}
+
+func htmlTitle(body []byte) string {
+	lower := bytes.ToLower(body)
+	start := bytes.Index(lower, []byte("<title"))
+	if start < 0 {
+		return ""
+	}
+	open := bytes.IndexByte(lower[start:], '>')
+	if open < 0 {
+		return ""
+	}
+	start += open + 1
+	end := bytes.Index(lower[start:], []byte("</title"))
+	if end < 0 {
+		return ""
+	}
+	return oneLine(html.UnescapeString(string(body[start:start+end])), maxSnippetLen)
+}
+
+// stripTags drops markup, and the contents of script and style elements,
+// leaving the visible text.
+func stripTags(body []byte) []byte {
+	out := make([]byte, 0, len(body)/2)
+	lower := bytes.ToLower(body)
+	for i := 0; i < len(body); {
+		if body[i] != '<' {
+			out = append(out, body[i])
+			i++
+			continue
+		}
+		for _, skip := range []string{"script", "style"} {
+			if bytes.HasPrefix(lower[i+1:], []byte(skip)) {
+				if end := bytes.Index(lower[i:], []byte("</"+skip)); end >= 0 {
+					i += end
+				}
+			}
+		}
+		end := bytes.IndexByte(body[i:], '>')
+		if end < 0 {
+			break
+		}
+		i += end + 1
+		out = append(out, ' ')
+	}
+	return []byte(html.UnescapeString(string(out)))
+}
+
+// snippet is oneLine for raw bytes.
+func snippet(b []byte, max int) string {
+	if len(b) > 4*max {
+		b = b[:4*max]
+	}
+	return oneLine(string(b), max)
+}
+
+// oneLine collapses runs of whitespace and control characters to single
+// spaces, trims the ends and caps the result at max runes, marking a cut
+// with an ellipsis.
+func oneLine(s string, max int) string {
+	var b strings.Builder
+	b.Grow(min(len(s), 4*max))
+	n := 0
+	space := false
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if n >= max {
+			b.WriteString("…")
+			return b.String()
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// parseRetryAfter reads how long the server wants the client to back off.
+// OpenAI's retry-after-ms is preferred for its precision; Retry-After may be
+// delay-seconds or an HTTP date.
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return capRetry(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(secs > 0) { // also rejects NaN
+			return 0
+		}
+		return capRetry(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return capRetry(float64(d))
+		}
+	}
+	return 0
+}
+
+// maxRetryAfter keeps an absurd header from overflowing a Duration or
+// parking a caller for days.
+const maxRetryAfter = 24 * time.Hour
+
+func capRetry(ns float64) time.Duration {
+	if ns >= float64(maxRetryAfter) {
+		return maxRetryAfter
+	}
+	return time.Duration(ns)
+}

@@ -1,0 +1,327 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// wireRequest is the JSON body of a chat-completions call. Field order fixes
+// the key order on the wire, which keeps request dumps and goldens stable.
+type wireRequest struct {
+	Model         string           `json:"model"`
+	Messages      []Message        `json:"messages"`
+	Tools         []ToolDefinition `json:"tools,omitempty"`
+	Temperature   *float64         `json:"temperature,omitempty"`
+	MaxTokens     int              `json:"max_tokens,omitempty"`
+	Stream        bool             `json:"stream,omitempty"`
+	StreamOptions *streamOptions   `json:"stream_options,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+var includeUsage = &streamOptions{IncludeUsage: true}
+
+// marshalRequest encodes req once. ExtraBody, when present, is spliced into
+// the same object rather than round-tripping the whole body through a map.
+func marshalRequest(req *Request, stream bool) ([]byte, error) {
+	w := wireRequest{
+		Model:       req.Model,
+		Messages:    withToolTypes(req.Messages),
+		Tools:       withDefinitionTypes(req.Tools),
+		Temperature: req.Temperature,
+		MaxTokens:   req.MaxTokens,
+	}
+	if stream {
+		w.Stream = true
+		w.StreamOptions = includeUsage
+	}
+
+	var buf bytes.Buffer
+	buf.Grow(estimateSize(req))
+	enc := json.NewEncoder(&buf)
+	// Code and markup in messages stay readable in logs and dumps; the
+	// escaping buys nothing since the body is never embedded in HTML.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&w); err != nil {
+		return nil, err
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(req.ExtraBody) == 0 {
+		return body, nil
+	}
+	return spliceExtra(body, &w, req.ExtraBody, enc, &buf)
+}
+
+// spliceExtra appends the ExtraBody keys that the request does not already
+// set to the encoded object in body.
+func spliceExtra(body []byte, w *wireRequest, extra map[string]any, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
+	extras := make(map[string]any, len(extra))
+	for k, v := range extra {
+		if !w.sets(k) {
+			extras[k] = v
+		}
+	}
+	if len(extras) == 0 {
+		return body, nil
+	}
+	head := len(body)
+	if err := enc.Encode(extras); err != nil {
+		return nil, fmt.Errorf("ExtraBody: %w", err)
+	}
+	// buf now holds `{...request...}\n{...extras...}\n`; rewrite it in
+	// place as `{...request...,...extras...}`.
+	all := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	all[head-1] = ','
+	n := copy(all[head:], all[head+2:])
+	return all[:head+n], nil
+}
+
+// sets reports whether the encoded request carries key, in which case the
+// request's own field wins over ExtraBody. The stream keys always belong to
+// the client, since the choice of Chat or ChatStream decides them.
+func (w *wireRequest) sets(key string) bool {
+	switch key {
+	case "model", "messages", "stream", "stream_options":
+		return true
+	case "tools":
+		return len(w.Tools) > 0
+	case "temperature":
+		return w.Temperature != nil
+	case "max_tokens":
+		return w.MaxTokens != 0
+	}
+	return false
+}
+
+// withToolTypes fills in the "function" type of tool calls that lack one.
+// It copies only when something needs filling, which is rare, so the usual
+// request is encoded straight from the caller's slice.
+func withToolTypes(msgs []Message) []Message {
+	first := -1
+	for i := range msgs {
+		if missingCallType(msgs[i].ToolCalls) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return msgs
+	}
+	out := make([]Message, len(msgs))
+	copy(out, msgs)
+	for i := first; i < len(out); i++ {
+		if !missingCallType(out[i].ToolCalls) {
+			continue
+		}
+		calls := make([]ToolCall, len(out[i].ToolCalls))
+		copy(calls, out[i].ToolCalls)
+		for j := range calls {
+			if calls[j].Type == "" {
+				calls[j].Type = "function"
+			}
+		}
+		out[i].ToolCalls = calls
+	}
+	return out
+}
+
+func missingCallType(calls []ToolCall) bool {
+	for i := range calls {
+		if calls[i].Type == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func withDefinitionTypes(tools []ToolDefinition) []ToolDefinition {
+	for i := range tools {
+		if tools[i].Type == "" {
+			out := make([]ToolDefinition, len(tools))
+			copy(out, tools)
+			for j := range out {
+				if out[j].Type == "" {
+					out[j].Type = "function"
+				}
+			}
+			return out
+		}
+	}
+	return tools
+}
+
+// estimateSize guesses the encoded size so the buffer rarely regrows.
+func estimateSize(req *Request) int {
+	n := 128 + len(req.Model)
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		n += 48 + len(m.Content) + len(m.Content)/16 + len(m.Name) + len(m.ToolCallID)
+		for j := range m.ToolCalls {
+			n += 64 + len(m.ToolCalls[j].ID) + len(m.ToolCalls[j].Function.Name) + len(m.ToolCalls[j].Function.Arguments)*9/8
+		}
+	}
+	for i := range req.Tools {
+		n += 64 + len(req.Tools[i].Function.Name) + len(req.Tools[i].Function.Description) + len(req.Tools[i].Function.Parameters)
+	}
+	return n
+}
+
+// wireResponse is a non-streamed chat-completions answer.
+type wireResponse struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Role      string         `json:"role"`
+			Content   string         `json:"content"`
+			ToolCalls []wireToolCall `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *Usage     `json:"usage"`
+	Error *wireError `json:"error"`
+}
+
+// wireToolCall accepts arguments either as the JSON string the spec
+// prescribes or as a bare JSON object, which some servers send instead.
+type wireToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// wireError is the "error" member of a body. It accepts both the OpenAI
+// object shape and a bare string.
+type wireError struct {
+	Message string
+	Type    string
+	Code    string
+}
+
+func (e *wireError) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		return json.Unmarshal(data, &e.Message)
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return err
+	}
+	e.Message, e.Type, e.Code = obj.Message, obj.Type, rawScalar(obj.Code)
+	return nil
+}
+
+// rawScalar renders a JSON string or number as plain text; codes arrive as
+// either depending on the provider.
+func rawScalar(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+// appendArguments appends the text of an arguments value to dst. A string
+// is unquoted (without allocating when it has no escapes); an object or other
+// value is kept as raw JSON text.
+func appendArguments(dst []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 || string(raw) == "null" {
+		return dst
+	}
+	if raw[0] != '"' {
+		return append(dst, raw...)
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return append(dst, inner...)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return append(dst, inner...)
+	}
+	return append(dst, s...)
+}
+
+func (c *Client) decodeCompletion(body []byte, status int) (*Response, error) {
+	var w wireResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, fmt.Errorf("%s: decode response: %w (body starts %q)", c.name, err, snippet(body, 120))
+	}
+	if w.Error != nil && len(w.Choices) == 0 {
+		return nil, bodyError(c.name, status, w.Error)
+	}
+	if len(w.Choices) == 0 {
+		return nil, fmt.Errorf("%s: %w", c.name, errNoChoices)
+	}
+	ch := &w.Choices[0]
+	out := &Response{
+		Message: Message{
+			Role:    RoleAssistant,
+			Content: ch.Message.Content,
+		},
+		FinishReason: ch.FinishReason,
+		Model:        w.Model,
+	}
+	if w.Usage != nil {
+		out.Usage = *w.Usage
+	}
+	if n := len(ch.Message.ToolCalls); n > 0 {
+		calls := make([]ToolCall, n)
+		for i := range ch.Message.ToolCalls {
+			tc := &ch.Message.ToolCalls[i]
+			calls[i] = ToolCall{
+				ID:   tc.ID,
+				Type: orFunction(tc.Type),
+				Function: FunctionCall{
+					Name:      tc.Function.Name,
+					Arguments: string(appendArguments(nil, tc.Function.Arguments)),
+				},
+			}
+		}
+		out.Message.ToolCalls = calls
+	}
+	return out, nil
+}
+
+var errNoChoices = errors.New("response has no choices")
+
+func orFunction(t string) string {
+	if t == "" {
+		return "function"
+	}
+	return t
+}
+
+// bodyError turns an error reported inside a success body into an APIError.
+// A numeric code in the error status range is taken as the real status,
+// since that is how OpenRouter relays upstream failures.
+func bodyError(name string, status int, e *wireError) *APIError {
+	if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n <= 599 {
+		status = n
+	}
+	return &APIError{
+		Provider:   name,
+		StatusCode: status,
+		Message:    oneLine(e.Message, maxMessageLen),
+		Type:       e.Type,
+		Code:       e.Code,
+	}
+}
