@@ -3,9 +3,15 @@ module github.com/joshbot/joshbot/agent
 go 1.26
 
 replace (
-	github.com/joshbot/joshbot/providers => ../providers
-	github.com/joshbot/joshbot/tools => ../tools
-	github.com/joshbot/joshbot/memory => ../memory
 	github.com/joshbot/joshbot/bus => ../bus
+	github.com/joshbot/joshbot/memory => ../memory
+	github.com/joshbot/joshbot/providers => ../providers
 	github.com/joshbot/joshbot/sandbox => ../sandbox
+	github.com/joshbot/joshbot/tools => ../tools
+)
+
+require (
+	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
 )

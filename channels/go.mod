@@ -2,6 +2,4 @@ module github.com/joshbot/joshbot/channels
 
 go 1.26
 
-replace (
-	github.com/joshbot/joshbot/bus => ../bus
-)
+replace github.com/joshbot/joshbot/bus => ../bus

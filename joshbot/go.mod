@@ -1,15 +1,30 @@
 module github.com/joshbot/joshbot/joshbot
 
-go 1.26
+go 1.26.0
 
 replace (
 	github.com/joshbot/joshbot/agent => ../agent
+	github.com/joshbot/joshbot/apiserver => ../apiserver
 	github.com/joshbot/joshbot/bus => ../bus
-	github.com/joshbot/joshbot/providers => ../providers
 	github.com/joshbot/joshbot/channels => ../channels
-	github.com/joshbot/joshbot/sandbox => ../sandbox
 	github.com/joshbot/joshbot/mcpclient => ../mcpclient
 	github.com/joshbot/joshbot/memory => ../memory
-	github.com/joshbot/joshbot/apiserver => ../apiserver
+	github.com/joshbot/joshbot/providers => ../providers
+	github.com/joshbot/joshbot/sandbox => ../sandbox
 	github.com/joshbot/joshbot/tools => ../tools
+)
+
+require (
+	github.com/joshbot/joshbot/agent v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/term v0.48.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 )

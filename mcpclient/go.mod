@@ -2,6 +2,4 @@ module github.com/joshbot/joshbot/mcpclient
 
 go 1.26
 
-replace (
-	github.com/joshbot/joshbot/sandbox => ../sandbox
-)
+replace github.com/joshbot/joshbot/sandbox => ../sandbox

@@ -1,0 +1,391 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/tools"
+)
+
+// Default limits, used when the corresponding option is zero.
+const (
+	DefaultMaxIterations = 50
+	DefaultTimeout       = 2 * time.Minute
+	// DefaultHistoryLimit is how many stored messages a turn sends at most.
+	DefaultHistoryLimit = 200
+)
+
+// ErrIterationLimit is returned by [Agent.Process] when the model was still
+// calling tools after the configured number of iterations.
+var ErrIterationLimit = errors.New("iteration limit reached")
+
+// ErrTurnTimeout is returned by [Agent.Process] when the turn ran past its
+// timeout.
+var ErrTurnTimeout = errors.New("turn timed out")
+
+// Provider is the part of an LLM client the agent needs. The providers
+// module's Client implements it.
+type Provider interface {
+	Chat(ctx context.Context, req *providers.Request) (*providers.Response, error)
+	ChatStream(ctx context.Context, req *providers.Request, onDelta func(providers.Delta)) (*providers.Response, error)
+}
+
+// Options configures an [Agent]. Provider, Model and Sessions are required.
+type Options struct {
+	// Provider answers chat requests.
+	Provider Provider
+	// ProviderName names the provider in error messages; empty means
+	// "provider".
+	ProviderName string
+	// Model is the wire model id sent with every request.
+	Model string
+	// Tools the model may call; nil means none.
+	Tools *tools.Registry
+	// Sessions stores every conversation.
+	Sessions *memory.Store
+	// Workspace is the directory holding the identity files and MEMORY.md;
+	// empty means a built-in prompt and no long-term memory.
+	Workspace string
+	// MaxIterations bounds model calls per turn; zero means
+	// DefaultMaxIterations.
+	MaxIterations int
+	// Timeout bounds one turn; zero or negative means DefaultTimeout.
+	Timeout time.Duration
+	// HistoryLimit bounds how many stored messages a turn sends; zero means
+	// DefaultHistoryLimit.
+	HistoryLimit int
+	// Temperature is sent when non-nil.
+	Temperature *float64
+	// MaxTokens is sent when non-zero.
+	MaxTokens int
+	// DisableStreaming keeps even turns with a sink on the non-streaming
+	// path; the sink then receives the whole answer at once.
+	DisableStreaming bool
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Agent runs turns. It is safe for concurrent use: turns on different
+// session keys run in parallel, turns on one key are serialized.
+type Agent struct {
+	provider      Provider
+	providerName  string
+	model         string
+	tools         *tools.Registry
+	sessions      *memory.Store
+	workspace     string
+	maxIterations int
+	timeout       time.Duration
+	historyLimit  int
+	temperature   *float64
+	maxTokens     int
+	streaming     bool
+	log           *slog.Logger
+	now           func() time.Time
+	files         fileCache
+}
+
+// New checks opts and returns an Agent.
+func New(opts *Options) (*Agent, error) {
+	if opts == nil || opts.Provider == nil {
+		return nil, errors.New("agent: a provider is required")
+	}
+	if opts.Model == "" {
+		return nil, errors.New("agent: no model configured (set agents.defaults.model)")
+	}
+	if opts.Sessions == nil {
+		return nil, errors.New("agent: a session store is required")
+	}
+	a := &Agent{
+		provider:      opts.Provider,
+		providerName:  opts.ProviderName,
+		model:         opts.Model,
+		tools:         opts.Tools,
+		sessions:      opts.Sessions,
+		workspace:     opts.Workspace,
+		maxIterations: opts.MaxIterations,
+		timeout:       opts.Timeout,
+		historyLimit:  opts.HistoryLimit,
+		temperature:   opts.Temperature,
+		maxTokens:     opts.MaxTokens,
+		streaming:     !opts.DisableStreaming,
+		log:           opts.Logger,
+		now:           opts.Now,
+	}
+	if a.providerName == "" {
+		a.providerName = "provider"
+	}
+	if a.maxIterations <= 0 {
+		a.maxIterations = DefaultMaxIterations
+	}
+	if a.timeout <= 0 {
+		a.timeout = DefaultTimeout
+	}
+	if a.historyLimit <= 0 {
+		a.historyLimit = DefaultHistoryLimit
+	}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	return a, nil
+}
+
+// Request is one inbound message for the agent.
+type Request struct {
+	// SessionKey selects the conversation, "channel:sender".
+	SessionKey string
+	// Text is the user's message.
+	Text string
+	// Channel and ChatID tell the model where the conversation happens;
+	// both may be empty.
+	Channel string
+	ChatID  string
+}
+
+// Reply is the outcome of a turn.
+type Reply struct {
+	// Text is the answer to show the user. When Process also returns an
+	// error, Text explains what happened in words fit for the user.
+	Text string
+	// Iterations is how many times the model was asked.
+	Iterations int
+	// ToolCalls is how many tool calls were executed.
+	ToolCalls int
+	// Usage sums the token usage the provider reported.
+	Usage providers.Usage
+}
+
+// Process runs one turn: it saves the user's message, runs the ReAct loop,
+// and saves the exchange. On failure it returns a non-nil Reply whose Text
+// tells the user what went wrong, together with the error: a provider
+// failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
+// Whatever happens, the session keeps the user's message and every step the
+// loop completed.
+func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
+	if err := memory.ValidateKey(req.SessionKey); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	unlock := a.sessions.Lock(req.SessionKey)
+	defer unlock()
+
+	sess, err := a.sessions.Load(req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
+	}
+	now := a.now()
+	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now})
+	if err := a.sessions.Save(sess); err != nil {
+		return nil, fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
+	}
+
+	system, err := a.systemPrompt(&req, now)
+	if err != nil {
+		return nil, fmt.Errorf("agent: build prompt: %w", err)
+	}
+
+	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
+	defer cancel()
+
+	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
+	reply, runErr := t.run(ctx, system)
+	if t.sink != nil {
+		t.sink(StreamEvent{Done: true})
+	}
+	if err := a.sessions.Save(sess); err != nil {
+		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
+		if runErr == nil {
+			runErr = fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
+		}
+	}
+	return reply, runErr
+}
+
+// turn is the state of one Process call.
+type turn struct {
+	a    *Agent
+	sess *memory.Session
+	sink Sink
+	// streamed is true once any text reached the sink this turn.
+	streamed bool
+}
+
+func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
+	a := t.a
+	reply := &Reply{}
+	var defs []providers.ToolDefinition
+	if a.tools != nil {
+		defs = toProviderTools(a.tools.Definitions())
+	}
+	history := window(t.sess.Messages, a.historyLimit)
+	msgs := make([]providers.Message, 0, len(history)+8)
+	msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: system})
+	for i := range history {
+		msgs = append(msgs, toProviderMessage(&history[i]))
+	}
+
+	for reply.Iterations < a.maxIterations {
+		reply.Iterations++
+		req := &providers.Request{
+			Model:       a.model,
+			Messages:    msgs,
+			Tools:       defs,
+			Temperature: a.temperature,
+			MaxTokens:   a.maxTokens,
+		}
+		resp, err := t.ask(ctx, req)
+		if err != nil {
+			return t.fail(ctx, reply, err)
+		}
+		addUsage(&reply.Usage, resp.Usage)
+		msg := resp.Message
+		msg.Role = providers.RoleAssistant
+		for i := range msg.ToolCalls {
+			// Some local models omit ids; the tool result must still pair
+			// with its call or the next request is refused.
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", reply.Iterations, i)
+			}
+		}
+		msgs = append(msgs, msg)
+		t.record(&msg)
+		if len(msg.ToolCalls) == 0 {
+			reply.Text = msg.Content
+			if reply.Text == "" {
+				reply.Text = "(The model returned an empty answer.)"
+			}
+			return reply, nil
+		}
+		for i := range msg.ToolCalls {
+			call := &msg.ToolCalls[i]
+			if ctx.Err() != nil {
+				t.skip(msg.ToolCalls[i:], "the turn ended before it ran")
+				return t.fail(ctx, reply, ctx.Err())
+			}
+			out := t.execute(ctx, call)
+			reply.ToolCalls++
+			res := providers.Message{Role: providers.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: out}
+			msgs = append(msgs, res)
+			t.record(&res)
+		}
+	}
+	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by agents.defaults.max_tool_iterations. "+
+		"I ran %d tool calls; what I did so far is saved. Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls)
+	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, a.maxIterations)
+}
+
+// fail turns an error that ended the turn into the reply the user sees.
+func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error) {
+	if errors.Is(context.Cause(ctx), ErrTurnTimeout) {
+		reply.Text = fmt.Sprintf("I ran out of time after %s (agents.defaults.timeout) with %d steps and %d tool calls done; what I did so far is saved.",
+			t.a.timeout, reply.Iterations, reply.ToolCalls)
+		return reply, fmt.Errorf("agent: %w after %s (agents.defaults.timeout)", ErrTurnTimeout, t.a.timeout)
+	}
+	if ctx.Err() != nil {
+		reply.Text = "Stopped."
+		return reply, fmt.Errorf("agent: turn cancelled: %w", ctx.Err())
+	}
+	reply.Text = "Error: " + oneLine(err.Error())
+	return reply, fmt.Errorf("agent: %w", err)
+}
+
+// ask sends one request, streaming when a sink is attached.
+func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Response, error) {
+	if t.sink == nil || !t.a.streaming {
+		resp, err := t.a.provider.Chat(ctx, req)
+		if err == nil && t.sink != nil && resp.Message.Content != "" {
+			t.sink(StreamEvent{Delta: resp.Message.Content})
+		}
+		return resp, err
+	}
+	delivered := false
+	if t.streamed {
+		// Keep answers from consecutive iterations apart on screen.
+		t.sink(StreamEvent{Delta: "\n\n"})
+	}
+	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		if d.Content == "" {
+			return
+		}
+		delivered = true
+		t.streamed = true
+		t.sink(StreamEvent{Delta: d.Content})
+	})
+	if err == nil {
+		return resp, nil
+	}
+	if !delivered && ctx.Err() == nil {
+		// Nothing reached the screen, so a plain request can redo the
+		// answer invisibly.
+		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
+		resp, err = t.a.provider.Chat(ctx, req)
+		if err == nil && resp.Message.Content != "" {
+			t.streamed = true
+			t.sink(StreamEvent{Delta: resp.Message.Content})
+		}
+		return resp, err
+	}
+	if delivered && resp != nil && ctx.Err() == nil {
+		// Text already shown cannot be taken back; mark the break visibly
+		// and keep what arrived.
+		marker := fmt.Sprintf("\n[stream error: %s]", oneLine(err.Error()))
+		t.sink(StreamEvent{Delta: marker})
+		resp.Message.Content += marker
+		resp.Message.ToolCalls = nil
+		return resp, nil
+	}
+	return nil, err
+}
+
+// execute runs one tool call and returns the text the model sees. Every
+// failure, including a panicking tool, becomes an error text the model can
+// act on.
+func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out string) {
+	name := call.Function.Name
+	if t.a.tools == nil {
+		return fmt.Sprintf("Error: no tools are available; %q cannot be called.", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.a.log.Error("tool panicked", "tool", name, "panic", r)
+			out = fmt.Sprintf("Error: tool %s failed internally: %v", name, r)
+		}
+	}()
+	start := time.Now()
+	res, err := t.a.tools.Execute(ctx, name, json.RawMessage(call.Function.Arguments))
+	if err != nil {
+		t.a.log.Debug("tool error", "tool", name, "dur", time.Since(start), "err", err)
+		return "Error: " + err.Error()
+	}
+	return res
+}
+
+// skip answers calls that will not run, so the stored session never holds
+// a tool call without its result (which providers refuse with a 400).
+func (t *turn) skip(calls []providers.ToolCall, why string) {
+	for i := range calls {
+		res := providers.Message{Role: providers.RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Function.Name, Content: "Error: not run: " + why}
+		t.record(&res)
+	}
+}
+
+// record appends m to the session.
+func (t *turn) record(m *providers.Message) {
+	t.sess.Messages = append(t.sess.Messages, toMemoryMessage(m, t.a.now()))
+}
+
+func addUsage(sum *providers.Usage, u providers.Usage) {
+	sum.PromptTokens += u.PromptTokens
+	sum.CompletionTokens += u.CompletionTokens
+	sum.TotalTokens += u.TotalTokens
+}

@@ -1,0 +1,34 @@
+// Package agent runs joshbot's ReAct loop: it assembles the system prompt,
+// asks the model, runs the tools the model calls, feeds their results back,
+// and repeats until the model answers or a limit is reached.
+//
+// # Quick start
+//
+//	a, err := agent.New(&agent.Options{
+//		Provider: client,           // anything with Chat and ChatStream
+//		Model:    "openai/gpt-4o-mini",
+//		Tools:    registry,
+//		Sessions: store,
+//		Workspace: "/home/me/.joshbot/workspace",
+//	})
+//	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:me", Text: "hello"})
+//
+// # Turns
+//
+// One call to [Agent.Process] is one turn. Turns on the same session key are
+// serialized; turns on different keys run concurrently. The user's message
+// is saved before the model is asked, so a failing provider never loses it,
+// and whatever the loop achieved is saved however the turn ends.
+//
+// # Limits
+//
+// A turn is bounded by an iteration limit ([ErrIterationLimit]) and a wall
+// clock timeout ([ErrTurnTimeout]). Either ends the turn with a message that
+// names the limit and the config key that sets it.
+//
+// # Streaming
+//
+// When a [Sink] is attached to the context with [WithSink], the model is
+// asked to stream and every text delta reaches the sink as it arrives.
+// Without a sink the turn is byte-identical to the non-streaming path.
+package agent

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/joshbot/joshbot/agent"
+)
+
+// defaultSession is the session key of the command line's conversation.
+const defaultSession = "cli:default"
+
+func (a *app) agentCommand() *cobra.Command {
+	var message, session string
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Talk to the agent: one message with -m, or a conversation",
+		Long: "With -m, runs one turn and prints the reply. Without it, starts a conversation:\n" +
+			"type a message and press Enter; Ctrl-C stops a running answer; exit, quit or Ctrl-D leave.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rt, err := a.loadRuntime()
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("message") {
+				if strings.TrimSpace(message) == "" {
+					return errors.New("-m/--message is empty: give the text to send")
+				}
+				return a.oneShot(cmd.Context(), rt, session, message)
+			}
+			return a.interactive(cmd.Context(), rt, session)
+		},
+	}
+	cmd.Flags().StringVarP(&message, "message", "m", "", "send one message and print the reply")
+	cmd.Flags().StringVarP(&session, "session", "s", defaultSession, "session key, channel:name")
+	return cmd
+}
+
+// oneShot runs one turn and prints the whole reply.
+func (a *app) oneShot(ctx context.Context, rt *wired, session, text string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	reply, err := rt.agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
+	return a.report(reply, err, false)
+}
+
+// report prints a turn's outcome. A failure's reply explains itself to the
+// user; the error goes to stderr as one line and the exit code is 1.
+func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
+	if err == nil {
+		if !streamed {
+			fmt.Fprintln(a.stdout, reply.Text)
+		}
+		return nil
+	}
+	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
+		fmt.Fprintln(a.stdout, reply.Text)
+	}
+	fmt.Fprintf(a.stderr, "joshbot: %s\n", strings.TrimPrefix(err.Error(), "agent: "))
+	return exitError{code: 1}
+}
+
+// interactive holds a conversation on stdin/stdout. When both are
+// terminals the answer streams as it is generated; otherwise output is the
+// same as the one-shot path, line for line.
+func (a *app) interactive(ctx context.Context, rt *wired, session string) error {
+	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
+	if tty {
+		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer.\n", rt.endpoint.Model, rt.endpoint.Provider)
+	}
+
+	// Ctrl-C cancels the running turn; at the prompt it leaves.
+	var mu sync.Mutex
+	var cancelTurn context.CancelFunc
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	quit := make(chan struct{})
+	go func() {
+		for range sigs {
+			mu.Lock()
+			c := cancelTurn
+			mu.Unlock()
+			if c != nil {
+				c()
+				continue
+			}
+			close(quit)
+			return
+		}
+	}()
+
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		r := bufio.NewReader(a.stdin)
+		for {
+			line, err := r.ReadString('\n')
+			if line != "" || err == nil {
+				lines <- strings.TrimRight(line, "\r\n")
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+
+	for {
+		if tty {
+			fmt.Fprint(a.stdout, "> ")
+		}
+		var line string
+		select {
+		case line = <-lines:
+		case err := <-readErr:
+			if tty {
+				fmt.Fprintln(a.stdout)
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read input: %w", err)
+		case <-quit:
+			fmt.Fprintln(a.stdout)
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+		text := strings.TrimSpace(line)
+		switch text {
+		case "":
+			continue
+		case "exit", "quit", "/exit", "/quit":
+			return nil
+		}
+
+		turnCtx, cancel := context.WithCancel(ctx)
+		mu.Lock()
+		cancelTurn = cancel
+		mu.Unlock()
+		streamed := false
+		if tty && rt.cfg.Agents.Defaults.Streaming {
+			turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+				if ev.Delta != "" {
+					streamed = true
+					io.WriteString(a.stdout, ev.Delta)
+				}
+				if ev.Done && streamed {
+					io.WriteString(a.stdout, "\n")
+				}
+			})
+		}
+		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
+		mu.Lock()
+		cancelTurn = nil
+		mu.Unlock()
+		cancel()
+		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			fmt.Fprintln(a.stderr, "(stopped)")
+			continue
+		}
+		if rerr := a.report(reply, err, streamed); rerr != nil && !tty {
+			// Scripted input stops at the first failure so a pipeline sees
+			// the exit code; a person at a terminal keeps the conversation.
+			return rerr
+		}
+	}
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

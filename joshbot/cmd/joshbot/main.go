@@ -1,0 +1,125 @@
+// Command joshbot is a self-hosted personal AI agent: it talks to any
+// OpenAI-compatible LLM provider, acts through tools confined to its
+// workspace, and remembers every conversation.
+//
+// Usage:
+//
+//	joshbot onboard            write ~/.joshbot/config.json and a workspace
+//	joshbot agent -m "hello"   one turn, the reply on stdout
+//	joshbot agent              an interactive conversation
+//	joshbot version            print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+)
+
+// exitError carries a process exit code out of a command whose failure has
+// already been reported.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit code. It is main
+// without the process, so tests can drive it in-process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := app.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "joshbot: %s\n", err)
+	return 1
+}
+
+// app holds what every command shares: the streams and the global flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	configPath string
+	logLevel   string
+	log        *slog.Logger
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "joshbot",
+		Short: "A self-hosted personal AI agent",
+		Long: "joshbot is a personal AI agent you run yourself. It thinks with any OpenAI-compatible\n" +
+			"LLM provider, acts through tools confined to its workspace, and remembers conversations.\n\n" +
+			"Start with `joshbot onboard`, then `joshbot agent`.",
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setupLogging()
+		},
+	}
+	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
+	return root
+}
+
+func (a *app) setupLogging() error {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	slog.SetDefault(a.log)
+	return nil
+}
+
+// paths returns the config file and the state directory that holds
+// sessions and the default workspace: the config file's own directory, so a
+// --config elsewhere keeps all of its state beside it.
+func (a *app) paths() (cfgPath, home string, err error) {
+	if a.configPath != "" {
+		p, err := filepath.Abs(a.configPath)
+		if err != nil {
+			return "", "", fmt.Errorf("--config %q: %w", a.configPath, err)
+		}
+		return p, filepath.Dir(p), nil
+	}
+	home, err = config.Home()
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(home, "config.json"), home, nil
+}
+
+// tildePath shows p with the user's home directory as ~.
+func tildePath(p string) string {
+	if u, err := os.UserHomeDir(); err == nil && u != "/" {
+		if rest, ok := strings.CutPrefix(p, u); ok && (rest == "" || rest[0] == os.PathSeparator) {
+			return "~" + rest
+		}
+	}
+	return p
+}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+// clearProviderEnv hides any real credentials of the machine running the
+// tests, so detection sees only what a test sets.
+func clearProviderEnv(t *testing.T) {
+	t.Helper()
+	for _, s := range providers.Known() {
+		if s.KeyEnv != "" {
+			t.Setenv(s.KeyEnv, "")
+		}
+	}
+	for _, e := range os.Environ() {
+		if name, _, _ := strings.Cut(e, "="); strings.HasPrefix(name, "JOSHBOT_") {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+// scriptedConfig writes a config that talks to srv and returns its path.
+func scriptedConfig(t *testing.T, srv *providertest.Server) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Defaults()
+	cfg.Agents.Defaults.Provider = "custom"
+	cfg.Agents.Defaults.Model = "scripted-model"
+	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
+	p := filepath.Join(dir, "config.json")
+	if err := config.Save(p, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestVersion(t *testing.T) {
+	r := runCLI(t, "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "joshbot ") || !strings.Contains(r.stdout, runtime.Version()) {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestOneShotPrintsScriptedReplyAndSavesSession(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("Hello from the script."))
+	cfgPath := scriptedConfig(t, srv)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello")
+	if r.code != 0 || r.stdout != "Hello from the script.\n" {
+		t.Fatalf("%+v", r)
+	}
+	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	sess, err := store.Load(defaultSession)
+	if err != nil || len(sess.Messages) != 2 || sess.Messages[0].Content != "hello" || sess.Messages[1].Content != "Hello from the script." {
+		t.Fatalf("session = %+v, %v", sess, err)
+	}
+	if got := srv.Requests()[0].Model; got != "scripted-model" {
+		t.Fatalf("model sent = %q", got)
+	}
+}
+
+func TestOneShotToolCallsReachTheModel(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "todo.txt"), []byte("buy oat milk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("read_file", `{"path":"todo.txt"}`)),
+		providertest.ToolCalls(providertest.Call("write_file", `{"path":"done.txt","content":"oat milk bought"}`)),
+		providertest.Text("Noted."),
+	)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "what is on my list?")
+	if r.code != 0 || r.stdout != "Noted.\n" {
+		t.Fatalf("%+v", r)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[1].Messages
+	if last := msgs[len(msgs)-1]; last.Role != "tool" || !strings.Contains(last.Content, "buy oat milk") {
+		t.Fatalf("read_file result did not reach the model: %+v", last)
+	}
+	if msgs := reqs[2].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "15 bytes") {
+		t.Fatalf("write_file result did not reach the model: %+v", msgs[len(msgs)-1])
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "done.txt")); string(b) != "oat milk bought" {
+		t.Fatalf("write_file did not write: %q", b)
+	}
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "sessions", "cli_default.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("session file holds %d lines, want 6:\n%s", len(lines), raw)
+	}
+}
+
+func TestProviderFailureIsOneLineAndKeepsMessage(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Error(503, "upstream overloaded"))
+	cfgPath := scriptedConfig(t, srv)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "are you there?")
+	if r.code != 1 {
+		t.Fatalf("exit %d", r.code)
+	}
+	if strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "custom") || !strings.Contains(r.stderr, "503") {
+		t.Fatalf("stderr should be one line naming provider and status: %q", r.stderr)
+	}
+	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	sess, _ := store.Load(defaultSession)
+	if len(sess.Messages) != 1 || sess.Messages[0].Content != "are you there?" {
+		t.Fatalf("user message lost: %+v", sess.Messages)
+	}
+}
+
+func TestIterationLimitTellsTheUser(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	t.Setenv("JOSHBOT_AGENTS__DEFAULTS__MAX_TOOL_ITERATIONS", "1")
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("list_dir", `{}`)))
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "loop")
+	if r.code != 1 || !strings.Contains(r.stdout, "agents.defaults.max_tool_iterations") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestPipedConversation(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("first answer"), providertest.Text("second answer"))
+	cfgPath := scriptedConfig(t, srv)
+	r := runCLI(t, "hello\n\nand again\nexit\nnever sent\n", "--config", cfgPath, "agent")
+	if r.code != 0 || r.stdout != "first answer\nsecond answer\n" {
+		t.Fatalf("%+v", r)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests", n)
+	}
+	if n := len(srv.Requests()[1].Messages); n != 4 {
+		t.Fatalf("second turn sent %d messages, want system+3", n)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	clearProviderEnv(t)
+	dir := t.TempDir()
+	r := runCLI(t, "", "--config", filepath.Join(dir, "none.json"), "agent", "-m", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "joshbot onboard") {
+		t.Fatalf("no config: %+v", r)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"schema_version\": 1,\n  \"agents\": [\n}"), 0o600)
+	r = runCLI(t, "", "--config", bad, "agent", "-m", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "bad.json:4:1") {
+		t.Fatalf("malformed: %+v", r)
+	}
+	nokey := filepath.Join(dir, "nokey.json")
+	os.WriteFile(nokey, []byte(`{"schema_version":1,"agents":{"defaults":{"provider":"groq","model":"m"}}}`), 0o600)
+	r = runCLI(t, "", "--config", nokey, "agent", "-m", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "providers.groq.api_key_env") || !strings.Contains(r.stderr, "JOSHBOT_PROVIDERS__GROQ__API_KEY") {
+		t.Fatalf("missing key: %+v", r)
+	}
+	t.Setenv("JOSHBOT_AGENTS__DEFAULTS__TIMEOUT", "fast")
+	r = runCLI(t, "", "--config", nokey, "agent", "-m", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "JOSHBOT_AGENTS__DEFAULTS__TIMEOUT") {
+		t.Fatalf("bad override: %+v", r)
+	}
+	r = runCLI(t, "", "--log-level", "loud", "version")
+	if r.code != 1 || !strings.Contains(r.stderr, "--log-level") {
+		t.Fatalf("bad flag: %+v", r)
+	}
+}
+
+func TestOnboardWithoutAnyProviderSaysWhatToSet(t *testing.T) {
+	clearProviderEnv(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	r := runCLI(t, "", "--config", cfgPath, "onboard", "--ollama-url", closed.URL)
+	if r.code != 1 || !strings.Contains(r.stderr, "OPENROUTER_API_KEY") || !strings.Contains(r.stderr, "Ollama") {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(cfgPath); err == nil {
+		t.Fatal("a config was written without a provider")
+	}
+}
+
+func TestOnboardFromEnvironmentKeepsSecretOutOfFile(t *testing.T) {
+	clearProviderEnv(t)
+	t.Setenv("GROQ_API_KEY", "gsk_live_secret_value")
+	cfgPath := filepath.Join(t.TempDir(), "home", "config.json")
+	r := runCLI(t, "", "--config", cfgPath, "onboard")
+	if r.code != 0 || !strings.Contains(r.stdout, "provider groq") {
+		t.Fatalf("%+v", r)
+	}
+	raw, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("gsk_live_secret_value")) {
+		t.Fatal("the API key was written into config.json")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil || doc["schema_version"].(float64) != 1 {
+		t.Fatalf("config not valid: %v\n%s", err, raw)
+	}
+	fi, _ := os.Stat(cfgPath)
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("config mode %v", fi.Mode().Perm())
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep, err := cfg.Endpoint(); err != nil || ep.APIKey != "gsk_live_secret_value" || ep.Model == "" {
+		t.Fatalf("endpoint %+v, %v", ep, err)
+	}
+	soul := filepath.Join(filepath.Dir(cfgPath), "workspace", "SOUL.md")
+	if err := os.WriteFile(soul, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GROQ_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "sk-other")
+	r = runCLI(t, "", "--config", cfgPath, "onboard")
+	if r.code != 0 || !strings.Contains(r.stdout, "left unchanged") {
+		t.Fatalf("second onboard: %+v", r)
+	}
+	if again, _ := os.ReadFile(cfgPath); !bytes.Equal(again, raw) {
+		t.Fatal("second onboard rewrote the config")
+	}
+	if b, _ := os.ReadFile(soul); string(b) != "mine" {
+		t.Fatal("second onboard overwrote an identity file")
+	}
+}
+
+func TestOnboardFindsLocalOllama(t *testing.T) {
+	clearProviderEnv(t)
+	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/tags" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `{"models":[{"name":"qwen3:4b"},{"name":"llama3.2"}]}`)
+	}))
+	defer ollama.Close()
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	r := runCLI(t, "", "--config", cfgPath, "onboard", "--ollama-url", ollama.URL)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := cfg.Endpoint()
+	if err != nil || ep.Provider != "ollama" || ep.Model != "qwen3:4b" || ep.BaseURL != ollama.URL+"/v1" {
+		t.Fatalf("endpoint %+v, %v", ep, err)
+	}
+}
+
+func TestOnboardCustomNeedsBase(t *testing.T) {
+	clearProviderEnv(t)
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	r := runCLI(t, "", "--config", cfgPath, "onboard", "--provider", "custom", "--model", "m")
+	if r.code != 1 || !strings.Contains(r.stderr, "--api-base") {
+		t.Fatalf("%+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "onboard", "--provider", "mystery")
+	if r.code != 1 || !strings.Contains(r.stderr, "openrouter") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// TestBinaryEndToEnd builds the real binary and holds a one-shot turn
+// against the scripted server, the way a user runs it.
+func TestBinaryEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped in -short mode")
+	}
+	clearProviderEnv(t)
+	bin := filepath.Join(t.TempDir(), "joshbot")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("hi, I am joshbot"))
+	cfgPath := scriptedConfig(t, srv)
+	cmd := exec.Command(bin, "--config", cfgPath, "agent", "-m", "hello")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if stdout.String() != "hi, I am joshbot\n" {
+		t.Fatalf("stdout = %q", stdout.String())
+	}
+}

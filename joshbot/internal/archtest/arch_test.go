@@ -1,0 +1,339 @@
+package archtest
+
+import (
+	"bufio"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const prefix = "github.com/joshbot/joshbot/"
+
+// allowed is the import direction of ARCHITECTURE.md: each module may
+// import only the modules listed for it.
+var allowed = map[string][]string{
+	"bus":       nil,
+	"providers": nil,
+	"sandbox":   nil,
+	"memory":    nil,
+	"tools":     {"sandbox", "memory", "bus"},
+	"mcpclient": {"sandbox"},
+	"agent":     {"providers", "tools", "memory", "bus"},
+	"channels":  {"bus"},
+	"apiserver": nil,
+	"joshbot":   {"agent", "apiserver", "bus", "channels", "mcpclient", "memory", "providers", "sandbox", "tools"},
+}
+
+// closure returns every module m reaches through allowed imports, which is
+// what its go.mod may require and replace.
+func closure(m string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(x string) {
+		for _, d := range allowed[x] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(m)
+	return seen
+}
+
+// checkImport reports why module from may not import path, or nil.
+func checkImport(from, path string) error {
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok {
+		return nil
+	}
+	to, sub, _ := strings.Cut(rest, "/")
+	if to == from {
+		return nil
+	}
+	if _, known := allowed[to]; !known {
+		return fmt.Errorf("imports %s, which is not a module of this repository", path)
+	}
+	if !slices.Contains(allowed[from], to) {
+		return fmt.Errorf("imports %s: module %s may import only %v (ARCHITECTURE.md)", path, from, allowed[from])
+	}
+	if sub == "internal" || strings.HasPrefix(sub, "internal/") || strings.Contains(sub, "/internal/") || strings.HasSuffix(sub, "/internal") {
+		return fmt.Errorf("imports %s: another module's internal packages are off limits", path)
+	}
+	return nil
+}
+
+// checkReplace reports why module m's go.mod may not replace target, or nil.
+func checkReplace(m, target string) error {
+	rest, ok := strings.CutPrefix(target, prefix)
+	if !ok {
+		return fmt.Errorf("replaces third-party module %s: replaces may only point at sibling modules", target)
+	}
+	if !closure(m)[rest] {
+		return fmt.Errorf("replaces %s, which module %s may not depend on", target, m)
+	}
+	return nil
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.work not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+func TestCheckersCatchViolations(t *testing.T) {
+	for _, tt := range []struct {
+		from, path string
+		bad        bool
+	}{
+		{"agent", prefix + "providers", false},
+		{"agent", prefix + "providers/providertest", false},
+		{"agent", prefix + "channels", true},
+		{"providers", prefix + "memory", true},
+		{"channels", prefix + "agent", true},
+		{"apiserver", prefix + "agent", true},
+		{"joshbot", prefix + "tools/internal/x", true},
+		{"tools", prefix + "bus", false},
+		{"tools", prefix + "nosuch", true},
+		{"tools", "github.com/spf13/cobra", false},
+	} {
+		if err := checkImport(tt.from, tt.path); (err != nil) != tt.bad {
+			t.Errorf("%s -> %s: err = %v, want violation %v", tt.from, tt.path, err, tt.bad)
+		}
+	}
+	if checkReplace("joshbot", "github.com/spf13/cobra") == nil {
+		t.Error("a replace of a third-party module was allowed")
+	}
+	if checkReplace("agent", prefix+"sandbox") != nil {
+		t.Error("agent reaches sandbox through tools and must be able to replace it")
+	}
+	if checkReplace("providers", prefix+"agent") == nil {
+		t.Error("a leaf replacing a sibling was allowed")
+	}
+}
+
+func TestImportDirection(t *testing.T) {
+	root := repoRoot(t)
+	for m := range allowed {
+		err := filepath.WalkDir(filepath.Join(root, m), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return nil
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				if err := checkImport(m, path); err != nil {
+					rel, _ := filepath.Rel(root, p)
+					t.Errorf("%s %v", rel, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// modFile is the part of a go.mod these tests read.
+type modFile struct {
+	module   string
+	requires []string
+	replaces map[string]string
+}
+
+func readMod(t *testing.T, path string) modFile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mf := modFile{replaces: map[string]string{}}
+	block := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == "":
+			continue
+		case line == ")":
+			block = ""
+			continue
+		case strings.HasSuffix(line, "("):
+			block = strings.TrimSpace(strings.TrimSuffix(line, "("))
+			continue
+		}
+		verb, rest := block, line
+		if block == "" {
+			verb, rest, _ = strings.Cut(line, " ")
+		}
+		fields := strings.Fields(rest)
+		switch verb {
+		case "module":
+			mf.module = fields[0]
+		case "require":
+			mf.requires = append(mf.requires, fields[0])
+		case "replace":
+			old, target, _ := strings.Cut(rest, "=>")
+			mf.replaces[strings.Fields(old)[0]] = strings.Fields(target)[0]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return mf
+}
+
+func TestGoModWiring(t *testing.T) {
+	root := repoRoot(t)
+	for m := range allowed {
+		mf := readMod(t, filepath.Join(root, m, "go.mod"))
+		if mf.module != prefix+m {
+			t.Errorf("%s/go.mod declares module %q, want %q", m, mf.module, prefix+m)
+		}
+		for old, target := range mf.replaces {
+			if err := checkReplace(m, old); err != nil {
+				t.Errorf("%s/go.mod %v", m, err)
+				continue
+			}
+			if want := "../" + strings.TrimPrefix(old, prefix); target != want {
+				t.Errorf("%s/go.mod replaces %s with %s, want the sibling path %s", m, old, target, want)
+			}
+		}
+		for _, req := range mf.requires {
+			rest, ok := strings.CutPrefix(req, prefix)
+			if !ok {
+				continue
+			}
+			if !closure(m)[rest] {
+				t.Errorf("%s/go.mod requires %s, which it may not depend on", m, req)
+			}
+			if _, ok := mf.replaces[req]; !ok {
+				t.Errorf("%s/go.mod requires %s without a replace to ../%s, so it cannot build with GOWORK=off", m, req, rest)
+			}
+		}
+	}
+}
+
+func TestWorkspaceListsEveryModule(t *testing.T) {
+	root := repoRoot(t)
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && p != root)) {
+			return filepath.SkipDir
+		}
+		if d.Name() == "go.mod" {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			found = append(found, rel)
+		}
+		return nil
+	})
+	sort.Strings(found)
+	var want []string
+	for m := range allowed {
+		want = append(want, m)
+	}
+	sort.Strings(want)
+	if !slices.Equal(found, want) {
+		t.Errorf("modules on disk %v, want exactly %v", found, want)
+	}
+	for _, m := range found {
+		if !strings.Contains(string(work), "./"+m+"\n") {
+			t.Errorf("go.work does not use ./%s", m)
+		}
+	}
+}
+
+func TestEveryModuleIsDocumentedAndTested(t *testing.T) {
+	root := repoRoot(t)
+	for m := range allowed {
+		dir := filepath.Join(root, m)
+		for _, f := range []string{"doc.go", "CHANGELOG.md", "go.mod"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("module %s lacks %s", m, f)
+			}
+		}
+		tests := 0
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, "_test.go") {
+				tests++
+			}
+			return nil
+		})
+		if tests == 0 {
+			t.Errorf("module %s has no tests", m)
+		}
+	}
+}
+
+// TestEveryPackageHasADocComment fails a package nobody explained.
+func TestEveryPackageHasADocComment(t *testing.T) {
+	root := repoRoot(t)
+	pkgs := map[string]bool{} // dir -> has doc
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && p != root)) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Dir(p)
+		pkgs[dir] = pkgs[dir] || (f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != "")
+		return nil
+	})
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages; is the walk broken?", len(pkgs))
+	}
+	for dir, ok := range pkgs {
+		if !ok {
+			rel, _ := filepath.Rel(root, dir)
+			t.Errorf("package %s has no doc comment", rel)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is returned by [Load] when there is no config file yet.
+var ErrNotFound = errors.New("no config file")
+
+// maxFileSize bounds how much of a config file is read; a real one is a few
+// KiB.
+const maxFileSize = 4 << 20
+
+// Load reads the config at path, applies environment overrides and checks
+// the result. Every error names what to change: the file position of a
+// syntax error, the key of a bad value, the variable of a bad override.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+	}
+	cfg, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.resolveCredentials(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := ApplyEnv(cfg, os.Environ()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes data (the contents of the file named name) over
+// [Defaults]. Unknown keys are refused so a typo never silently disables a
+// setting.
+func Parse(name string, data []byte) (*Config, error) {
+	cfg := Defaults()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		return nil, describeJSONError(name, data, err)
+	}
+	if dec.More() {
+		off := dec.InputOffset()
+		line, col := position(data, off)
+		return nil, fmt.Errorf("config %s:%d:%d: unexpected data after the closing brace", name, line, col)
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = map[string]Provider{}
+	}
+	return cfg, nil
+}
+
+// describeJSONError turns a decoding error into one that names the file,
+// line and column, or the key.
+func describeJSONError(name string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		// Offset counts the offending byte as read.
+		line, col := position(data, max(syn.Offset-1, 0))
+		return fmt.Errorf("config %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
+	case errors.As(err, &typ):
+		line, col := position(data, typ.Offset)
+		return fmt.Errorf("config %s:%d:%d: %s must be a %s, not a JSON %s", name, line, col, typ.Field, typ.Type, typ.Value)
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("config %s: the file is empty or cut short: restore it or run `joshbot onboard`", name)
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f)
+	}
+	// Errors from a field's own decoder (a bad duration) carry no offset;
+	// the message names the value.
+	return fmt.Errorf("config %s: %s", name, strings.TrimPrefix(msg, "json: "))
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// resolveCredentials reads api_key_env variables. It runs before
+// environment overrides so that JOSHBOT_PROVIDERS__<NAME>__API_KEY wins over
+// api_key_env, which wins over api_key.
+func (c *Config) resolveCredentials() error {
+	for _, name := range c.providerNames() {
+		p := c.Providers[name]
+		if p.APIKeyEnv == "" {
+			continue
+		}
+		if p.APIKey != "" {
+			return fmt.Errorf("providers.%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", name)
+		}
+		v, ok := os.LookupEnv(p.APIKeyEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return fmt.Errorf("providers.%s.api_key_env names %s, which is not set: export %s, or change providers.%s.api_key_env", name, p.APIKeyEnv, p.APIKeyEnv, name)
+		}
+		p.APIKey = strings.TrimSpace(v)
+		c.Providers[name] = p
+	}
+	return nil
+}
+
+// Usable reports whether c, as it would be saved, loads and resolves to a
+// provider the agent can dial, without changing c.
+func (c *Config) Usable() error {
+	check := *c
+	check.Providers = maps.Clone(c.Providers)
+	if err := check.resolveCredentials(); err != nil {
+		return err
+	}
+	if err := check.Validate(); err != nil {
+		return err
+	}
+	_, err := check.Endpoint()
+	return err
+}
+
+// Validate refuses values that would only fail later, naming the key.
+func (c *Config) Validate() error {
+	if c.SchemaVersion > SchemaVersion {
+		return fmt.Errorf("schema_version %d was written by a newer joshbot (this one reads up to %d): upgrade joshbot", c.SchemaVersion, SchemaVersion)
+	}
+	if c.SchemaVersion < 1 {
+		return fmt.Errorf("schema_version is missing or %d: set \"schema_version\": %d", c.SchemaVersion, SchemaVersion)
+	}
+	d := &c.Agents.Defaults
+	if err := checkDuration("agents.defaults.timeout", d.Timeout); err != nil {
+		return err
+	}
+	if d.MaxToolIterations < 0 {
+		return fmt.Errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations)
+	}
+	if d.MaxTokens < 0 {
+		return fmt.Errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens)
+	}
+	if t := d.Temperature; t != nil && (*t < 0 || *t > 2) {
+		return fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t)
+	}
+	for _, name := range c.providerNames() {
+		if err := checkDuration("providers."+name+".timeout", c.Providers[name].Timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDuration refuses a nonzero duration under a second: it is certainly a
+// unit mistake, and left alone it fails the first request and blames the
+// network instead of the config.
+func checkDuration(key string, d Duration) error {
+	if d != 0 && d.Std() < time.Second {
+		return fmt.Errorf("%s is %s, under one second, which is surely a unit mistake: write it like \"90s\" or \"10m\"", key, d.Std())
+	}
+	return nil
+}
+
+func (c *Config) providerNames() []string {
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
