@@ -3,10 +3,16 @@
 MODULES := $(shell find . -name go.mod -not -path '*/node_modules/*' -not -path '*/testdata/*' -exec dirname {} \; | sort)
 GO ?= go
 
-.PHONY: test fmt-check vet test-race test-standalone test-short bench build
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+# The platforms the binary must build for: the $$10 boards (arm v7, arm64),
+# servers, and the laptops people run it on.
+PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 
-## test: everything CI runs: formatting, vet, race tests, and each module on its own.
-test: fmt-check vet test-race test-standalone
+.PHONY: test fmt-check vet test-race test-standalone test-short bench bench-go build cross release
+
+## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
+test: fmt-check vet test-race test-standalone cross
 
 ## fmt-check: fail when any Go file is not gofmt-formatted.
 fmt-check:
@@ -26,10 +32,31 @@ test-standalone:
 test-short:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -short ./...); done
 
-## bench: every benchmark, once.
+## bench: the measured suite; writes bench/report.md, report.json and report.svg.
 bench:
+	$(GO) run ./bench/benchrun -out bench
+
+## bench-go: every go test benchmark of every module, once.
+bench-go:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
 
 ## build: the joshbot binary in ./bin.
 build:
-	$(GO) build -trimpath -ldflags "-s -w" -o bin/joshbot ./joshbot/cmd/joshbot
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/joshbot ./joshbot/cmd/joshbot
+
+## cross: prove the binary compiles for every supported platform.
+cross:
+	@set -e; for p in $(PLATFORMS); do \
+		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
+		echo "== build $$p"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot; \
+	done
+
+## release: static, stripped, versioned binaries for every platform, with SHA-256 sums, in ./dist.
+release:
+	@set -e; rm -rf dist; mkdir -p dist; for p in $(PLATFORMS); do \
+		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
+		name=joshbot-$(VERSION)-$$os-$$arch$${arm:+v$$arm}; [ "$$os" = windows ] && name=$$name.exe; \
+		echo "== $$name"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o dist/$$name ./joshbot/cmd/joshbot; \
+	done; cd dist && sha256sum joshbot-* > SHA256SUMS; cat SHA256SUMS

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -26,7 +25,21 @@ var ErrBadArguments = errors.New("malformed tool arguments")
 // an outside source from shadowing a built-in.
 var ErrDuplicateTool = errors.New("tool already registered")
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$, the rule
+// the function-calling APIs enforce. A loop rather than a regexp keeps
+// package initialization free of work.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Registry names and runs tools. The zero value is not usable; call
 // [NewRegistry]. A Registry is safe for concurrent use.
@@ -50,8 +63,8 @@ func (r *Registry) Register(t Tool) error {
 		return errors.New("tools: register: nil tool")
 	}
 	name := t.Name()
-	if !validName.MatchString(name) {
-		return fmt.Errorf("tools: register %q: name must match %s", name, validName)
+	if !validName(name) {
+		return fmt.Errorf("tools: register %q: name must be 1 to 64 letters, digits, _ or -", name)
 	}
 	if p := bytes.TrimSpace(t.Parameters()); len(p) == 0 || p[0] != '{' || !json.Valid(p) {
 		return fmt.Errorf("tools: register %q: parameters must be a JSON object schema", name)

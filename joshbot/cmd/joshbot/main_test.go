@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
@@ -309,18 +311,49 @@ func TestOnboardCustomNeedsBase(t *testing.T) {
 	}
 }
 
-// TestBinaryEndToEnd builds the real binary and holds a one-shot turn
-// against the scripted server, the way a user runs it.
-func TestBinaryEndToEnd(t *testing.T) {
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// binary builds the real joshbot binary once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary; skipped in -short mode")
 	}
-	clearProviderEnv(t)
-	bin := filepath.Join(t.TempDir(), "joshbot")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "joshbot-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "joshbot")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
+// TestBinaryEndToEnd holds a one-shot turn with the real binary against
+// the scripted server, the way a user runs it.
+func TestBinaryEndToEnd(t *testing.T) {
+	bin := binary(t)
+	clearProviderEnv(t)
 	srv := providertest.NewServer(t)
 	srv.Enqueue(providertest.Text("hi, I am joshbot"))
 	cfgPath := scriptedConfig(t, srv)
@@ -332,5 +365,39 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 	if stdout.String() != "hi, I am joshbot\n" {
 		t.Fatalf("stdout = %q", stdout.String())
+	}
+}
+
+// TestStartupDoesNoWork reads the runtime's init trace of `joshbot
+// version`: no joshbot package may do more in init than set a few
+// variables, so commands that need nothing pay for nothing.
+func TestStartupDoesNoWork(t *testing.T) {
+	bin := binary(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	lines := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		// init github.com/x/y @0.1 ms, 0.002 ms clock, 64 bytes, 2 allocs
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" {
+			continue
+		}
+		lines++
+		if !strings.HasPrefix(f[1], "github.com/joshbot/") {
+			continue
+		}
+		bytesN, _ := strconv.Atoi(f[6])
+		allocs, _ := strconv.Atoi(f[8])
+		if bytesN > 2048 || allocs > 32 {
+			t.Errorf("package %s does work at init: %d bytes in %d allocations", f[1], bytesN, allocs)
+		}
+	}
+	if lines == 0 {
+		t.Fatalf("no init trace lines; is GODEBUG=inittrace=1 still supported?\n%s", stderr.String())
 	}
 }

@@ -1,0 +1,215 @@
+// Command benchrun measures joshbot the same way every time and writes
+// bench/report.md, bench/report.json and bench/report.svg.
+//
+// It builds the release binary (static, stripped), starts fakellm, and runs
+// each scenario -n times as a fresh process, taking wall time from its own
+// timer and peak RSS from the kernel's rusage of the child. It then runs
+// the go test benchmarks named in goBenches and folds their figures in.
+// Every figure is reported as median and min–max, next to its target.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root")
+	out := flag.String("out", "bench", "directory for report.md, report.json and report.svg")
+	n := flag.Int("n", 25, "runs per scenario")
+	skipGo := flag.Bool("skip-go-bench", false, "leave out the go test benchmarks")
+	flag.Parse()
+	if *n < 3 {
+		log.Fatal("benchrun: -n must be at least 3 for a median and a range to mean anything")
+	}
+	if err := run(*root, *out, *n, !*skipGo); err != nil {
+		log.Fatalf("benchrun: %v", err)
+	}
+}
+
+func run(root, out string, n int, goBench bool) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "joshbot-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	bin := filepath.Join(tmp, "joshbot")
+	log.Printf("building release binary")
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X main.version=bench"); err != nil {
+		return err
+	}
+	fake := filepath.Join(tmp, "fakellm")
+	if err := goBuild(root, fake, "./bench/fakellm", "-s -w"); err != nil {
+		return err
+	}
+	rep := &Report{Date: time.Now().UTC().Format(time.RFC3339), Runs: n, Host: hostLine()}
+
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return err
+	}
+	rep.add(Figure{Name: "binary size", Unit: "MiB", Target: 15, Samples: []float64{float64(fi.Size()) / (1 << 20)}})
+
+	textURL, stopText, err := startFake(fake)
+	if err != nil {
+		return err
+	}
+	defer stopText()
+	toolURL, stopTool, err := startFake(fake, "-tool", "list_dir", "-args", "{}")
+	if err != nil {
+		return err
+	}
+	defer stopTool()
+	textCfg, err := onboard(bin, filepath.Join(tmp, "text"), textURL)
+	if err != nil {
+		return err
+	}
+	toolCfg, err := onboard(bin, filepath.Join(tmp, "tool"), toolURL)
+	if err != nil {
+		return err
+	}
+
+	scenarios := []struct {
+		name       string
+		wallTarget float64
+		rssTarget  float64
+		args       func(i int) []string
+	}{
+		{"joshbot version", 10, 12, func(int) []string { return []string{"version"} }},
+		{"one-shot turn", 25, 16, func(i int) []string {
+			return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
+		}},
+		{"one-tool-call turn", 40, 0, func(i int) []string {
+			return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
+		}},
+	}
+	for _, sc := range scenarios {
+		log.Printf("measuring %s ×%d", sc.name, n)
+		var wall, rss []float64
+		for i := 0; i < n+1; i++ {
+			w, r, err := measure(bin, sc.args(i))
+			if err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			if i == 0 {
+				continue // the first run warms the page cache
+			}
+			wall = append(wall, w.Seconds()*1000)
+			rss = append(rss, r)
+		}
+		rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: wall})
+		rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: rss})
+	}
+	for _, missing := range []struct{ cmd, name, why string }{
+		{"gateway", "idle gateway RSS", "the gateway command is not built yet (issue 8)"},
+		{"serve", "serve streaming TTFB overhead p99", "the serve command is not built yet (issue 10)"},
+	} {
+		if !hasCommand(bin, missing.cmd) {
+			rep.Missing = append(rep.Missing, Missing{Name: missing.name, Why: missing.why})
+		}
+	}
+	if goBench {
+		figs, err := runGoBenchmarks(root)
+		if err != nil {
+			return err
+		}
+		for _, f := range figs {
+			rep.add(f)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, out), 0o755); err != nil {
+		return err
+	}
+	return rep.write(filepath.Join(root, out))
+}
+
+func goBuild(root, out, pkg, ldflags string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// startFake runs fakellm and returns its base URL and a stop function.
+func startFake(bin string, args ...string) (string, func(), error) {
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("fakellm did not report its address: %w", err)
+	}
+	go io.Copy(io.Discard, stdout)
+	return strings.TrimSpace(line), stop, nil
+}
+
+// onboard writes a config for the fake server through joshbot's own
+// onboard command, the way a user would.
+func onboard(bin, home, url string) (string, error) {
+	cfg := filepath.Join(home, "config.json")
+	cmd := exec.Command(bin, "--config", cfg, "onboard", "--provider", "custom", "--api-base", url, "--model", "bench")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("onboard: %v\n%s", err, b)
+	}
+	return cfg, nil
+}
+
+// measure runs the binary once and returns its wall time and peak RSS in
+// MiB.
+func measure(bin string, args []string) (time.Duration, float64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return wall, peakRSS(cmd.ProcessState), nil
+}
+
+func hasCommand(bin, name string) bool {
+	out, err := exec.Command(bin, "help").Output()
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/xml"
+	"strings"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	for _, tt := range []struct {
+		in            []float64
+		med, min, max float64
+	}{
+		{[]float64{3, 1, 2}, 2, 1, 3},
+		{[]float64{4, 1, 3, 2}, 2.5, 1, 4},
+		{[]float64{7}, 7, 7, 7},
+		{nil, 0, 0, 0},
+	} {
+		in := append([]float64(nil), tt.in...)
+		med, lo, hi := summarize(tt.in)
+		if med != tt.med || lo != tt.min || hi != tt.max {
+			t.Errorf("summarize(%v) = %v %v %v, want %v %v %v", tt.in, med, lo, hi, tt.med, tt.min, tt.max)
+		}
+		for i := range in {
+			if in[i] != tt.in[i] {
+				t.Fatalf("summarize reordered its input")
+			}
+		}
+	}
+}
+
+func TestParseBench(t *testing.T) {
+	out := `goos: linux
+BenchmarkTurnOneToolCall-2   	     300	   3000000 ns/op	  213087 B/op	     169 allocs/op
+BenchmarkTurnOneToolCall-2   	     300	   5000000 ns/op	  213087 B/op	     171 allocs/op
+BenchmarkSSEDecode-2   	 100	 800000 ns/op	  90.5 MB/s	 11000 B/op	 394 allocs/op
+PASS`
+	figs := parseBench("agent", out)
+	got := map[string]Figure{}
+	for _, f := range figs {
+		got[f.Name+" "+f.Unit] = f
+	}
+	if f := got["BenchmarkTurnOneToolCall ms/op"]; len(f.Samples) != 2 || f.Samples[0] != 3 || f.Samples[1] != 5 {
+		t.Errorf("ms/op samples = %v", f.Samples)
+	}
+	if f := got["BenchmarkTurnOneToolCall allocs/op"]; len(f.Samples) != 2 || f.Samples[1] != 171 {
+		t.Errorf("allocs samples = %v", f.Samples)
+	}
+	if f := got["BenchmarkSSEDecode MB/s"]; len(f.Samples) != 1 || f.Samples[0] != 90.5 {
+		t.Errorf("MB/s samples = %v", f.Samples)
+	}
+	if len(figs) != 5 {
+		t.Errorf("got %d figures, want 5: %+v", len(figs), figs)
+	}
+}
+
+func TestReportMarksTargetsAndDrawsEveryRow(t *testing.T) {
+	r := &Report{Runs: 3}
+	r.add(Figure{Name: "fast", Unit: "ms", Target: 10, Samples: []float64{4, 5, 6}})
+	r.add(Figure{Name: "slow <thing>", Unit: "ms", Target: 10, Samples: []float64{20, 30, 40}})
+	r.add(Figure{Name: "untargeted", Unit: "MB/s", Samples: []float64{1}})
+	r.Missing = []Missing{{Name: "idle gateway RSS", Why: "not built"}}
+	if !*r.Figures[0].Met || *r.Figures[1].Met || r.Figures[2].Met != nil {
+		t.Fatalf("met flags wrong: %+v", r.Figures)
+	}
+	md := r.markdown()
+	for _, want := range []string{"| fast | 5.00 ms | 4.00–6.00 | ≤ 10.00 ms | ✅ |", "| slow <thing> | 30.00 ms", "❌", "idle gateway RSS: not built"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	svg := r.svg()
+	var doc struct {
+		Rects []struct {
+			Fill string `xml:"fill,attr"`
+		} `xml:"rect"`
+	}
+	if err := xml.Unmarshal([]byte(svg), &doc); err != nil {
+		t.Fatalf("svg is not well-formed XML: %v\n%s", err, svg)
+	}
+	if len(doc.Rects) != 2 || doc.Rects[0].Fill != "#2a7" || doc.Rects[1].Fill != "#d33" {
+		t.Fatalf("want one green and one red bar, got %+v", doc.Rects)
+	}
+}

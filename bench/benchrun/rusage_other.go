@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// peakRSS is unknown where the kernel reports no rusage.
+func peakRSS(*os.ProcessState) float64 { return 0 }

@@ -1,0 +1,22 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// peakRSS returns the child's peak resident set size in MiB.
+func peakRSS(ps *os.ProcessState) float64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	kib := float64(ru.Maxrss)
+	if runtime.GOOS == "darwin" {
+		kib /= 1024 // bytes there
+	}
+	return kib / 1024
+}

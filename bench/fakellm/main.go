@@ -1,0 +1,56 @@
+// Command fakellm serves instant scripted OpenAI-compatible chat
+// completions on loopback, so joshbot can be measured without a model.
+//
+// Every request is answered at once. When the conversation's last message
+// is the user's and -tool names a tool, the answer is a call to that tool
+// with -args; otherwise it is the text of -reply. The listening address is
+// printed on stdout as the first line, so a driver can start it on port 0.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	reply := flag.String("reply", "Hello! How can I help?", "text of every final answer")
+	tool := flag.String("tool", "", "tool to call first in every turn (empty: answer at once)")
+	args := flag.String("args", "{}", "JSON arguments of the tool call")
+	flag.Parse()
+
+	h := providertest.NewHandler()
+	h.RecordRequests(false)
+	h.SetFallback(func(r providertest.Request) providertest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if *tool != "" && last.Role == providers.RoleUser {
+			return providertest.ToolCalls(providertest.Call(*tool, *args))
+		}
+		return providertest.Reply{Content: *reply, Usage: providers.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
+	})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("fakellm: -addr %s: %v", *addr, err)
+	}
+	fmt.Printf("http://%s/v1\n", ln.Addr())
+	srv := &http.Server{Handler: h}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		h.Close()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		log.Fatalf("fakellm: %v", err)
+	}
+}
