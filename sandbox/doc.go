@@ -3,18 +3,52 @@
 // any Go program that executes commands on behalf of someone else can import
 // it.
 //
-// It will hold:
+// # Quick start
 //
-//   - the child environment: an allowlist of variables a child process may
-//     see, screened a second time against secret-shaped names, so provider
-//     keys never reach a shell command or an MCP server;
-//   - command screening: a deny list, and an allowlist mode that refuses any
-//     construct able to start a second command;
-//   - confinement: Landlock on Linux through a re-exec helper, and a
-//     deny-by-default Seatbelt profile on macOS;
-//   - the human approval gate, carried on the request context and denying
-//     whenever no human can be asked.
+//	func main() {
+//		sandbox.RunHelperIfRequested() // first: the Linux helper re-executes this binary
+//		...
+//	}
 //
-// This release defines the module and its place in the workspace; the
-// features above arrive in the sandbox release that follows.
+//	scr, _ := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: sandbox.ScreenDenylist, Workspace: ws})
+//	if err := scr.Check(line, ws); err != nil { ... }           // refused before anything runs
+//	if d, err := sandbox.Ask(ctx, sandbox.ApproverFromContext(ctx), req); d == sandbox.Deny { ... }
+//	sb, err := sandbox.New(&sandbox.Policy{Workspace: ws}, nil) // ErrUnsupported: fail closed
+//	cmd, cleanup, _ := sb.Command(ctx, ws, []string{"/bin/sh", "-c", line}, sandbox.ChildEnv(os.Environ(), nil))
+//
+// # Child environment
+//
+// [ChildEnv] gives a child an allowlist of variables instead of the
+// parent's environment, then drops any name shaped like a credential
+// ([SecretName]), so provider keys never reach a shell command or an MCP
+// server even when someone allowlists them by mistake.
+//
+// # Screening
+//
+// A [Screener] refuses commands before they run: a deny list, the
+// well-known tricks (wrappers, quoting and expansion in the program name,
+// code piped into a shell, programs that run other programs through a
+// flag, paths out of the workspace), and in allowlist mode any construct
+// that can start a second command. Screening is cooperative hardening; a
+// shell is too rich a language to screen completely. The sandbox is the
+// wall.
+//
+// # Confinement
+//
+// On Linux a [Sandbox] confines a command with Landlock: the program
+// re-executes itself as a helper ([HelperArg], [RunHelperIfRequested]),
+// the helper restricts itself and then execs the command, so only the
+// child is confined. The workspace, the build caches and a private TMPDIR
+// are writable, system directories readable, everything else unreachable,
+// and outbound TCP is denied unless [Policy.AllowNetwork]. On macOS a
+// deny-by-default Seatbelt profile ([SeatbeltProfile]) is applied through
+// /usr/bin/sandbox-exec. Where neither exists, [New] returns
+// [ErrUnsupported]; [Probe] reports what the system offers.
+//
+// # Approval
+//
+// An [Approver] travels on the request context ([WithApprover]).
+// [ApproverFromContext] returns [DenyAll] when none was installed and the
+// zero [Decision] is [Deny], so a context nobody prepared refuses. [Ask]
+// turns an error, a deadline or a cancellation into a denial.
 package sandbox

@@ -1,0 +1,137 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needLandlock skips, saying why, only when the kernel lacks Landlock.
+func needLandlock(t *testing.T) Report {
+	t.Helper()
+	r := Probe()
+	if !r.Available {
+		t.Skipf("kernel has no Landlock: %s", r.Reason)
+	}
+	return r
+}
+
+func runConfined(t *testing.T, sb *Sandbox, dir, script string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd, cleanup, err := sb.Command(ctx, dir, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	return out.String(), err
+}
+
+func TestLandlockConfinesFilesAndNetwork(t *testing.T) {
+	rep := needLandlock(t)
+	t.Logf("Landlock ABI %d", rep.LandlockABI)
+	ws := t.TempDir()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("outside-data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
+
+	closed, err := New(&Policy{Workspace: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("read outside fails", func(t *testing.T) {
+		out, err := runConfined(t, closed, ws, "cat "+secret)
+		if err == nil || strings.Contains(out, "outside-data") {
+			t.Fatalf("read outside the workspace succeeded: %q", out)
+		}
+		if !strings.Contains(out, "Permission denied") {
+			t.Fatalf("want a permission error, got %q", out)
+		}
+	})
+	t.Run("write inside succeeds", func(t *testing.T) {
+		out, err := runConfined(t, closed, ws, "echo hi > made.txt && mkdir -p d/e && mv made.txt d/e/ && cat d/e/made.txt")
+		if err != nil || strings.TrimSpace(out) != "hi" {
+			t.Fatalf("write inside the workspace failed: %v %q", err, out)
+		}
+	})
+	t.Run("write outside fails", func(t *testing.T) {
+		if out, err := runConfined(t, closed, ws, "echo x > "+filepath.Join(outside, "new.txt")); err == nil {
+			t.Fatalf("write outside succeeded: %q", out)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("file outside was created")
+		}
+	})
+	t.Run("private tmpdir is writable", func(t *testing.T) {
+		out, err := runConfined(t, closed, ws, `echo t > "$TMPDIR/x" && cat "$TMPDIR/x"`)
+		if err != nil || strings.TrimSpace(out) != "t" {
+			t.Fatalf("TMPDIR not usable: %v %q", err, out)
+		}
+	})
+	t.Run("tcp connect refused", func(t *testing.T) {
+		out, err := runConfined(t, closed, ws, connect)
+		if err == nil || strings.Contains(out, "connected") {
+			t.Fatalf("connect succeeded with network denied: %q", out)
+		}
+		if !strings.Contains(out, "Permission denied") {
+			t.Fatalf("want a permission error, got %q", out)
+		}
+	})
+	t.Run("tcp connect allowed", func(t *testing.T) {
+		open, err := New(&Policy{Workspace: ws, AllowNetwork: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := runConfined(t, open, ws, connect)
+		if err != nil || !strings.Contains(out, "connected") {
+			t.Fatalf("connect failed with network allowed: %v %q", err, out)
+		}
+	})
+}
+
+func TestProbeReportsABI(t *testing.T) {
+	r := needLandlock(t)
+	if r.Mechanism != "landlock" || r.LandlockABI < 1 || r.Platform != "linux" {
+		t.Fatalf("probe: %+v", r)
+	}
+}
+
+func TestNewRefusesMissingWorkspace(t *testing.T) {
+	if _, err := New(&Policy{Workspace: filepath.Join(t.TempDir(), "nope")}, nil); err == nil {
+		t.Fatal("missing workspace accepted")
+	}
+	if _, err := New(&Policy{}, nil); err == nil {
+		t.Fatal("empty policy accepted")
+	}
+}

@@ -1,0 +1,21 @@
+//go:build !linux && !darwin
+
+package sandbox
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+)
+
+// Probe reports that this platform has no sandbox joshbot can use.
+func Probe() Report {
+	return Report{Platform: runtime.GOOS, Reason: "joshbot has no sandbox for " + runtime.GOOS + " (Landlock needs Linux, Seatbelt needs macOS)"}
+}
+
+func (s *Sandbox) command(context.Context, string, []string, []string, string) (*exec.Cmd, error) {
+	return nil, ErrUnsupported
+}
+
+// RunHelperIfRequested returns at once: only Linux re-executes a helper.
+func RunHelperIfRequested() {}
