@@ -127,4 +127,3 @@ func PublicAddr(ip netip.Addr) bool {
 	}
 	return true
 }
-
