@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
 
@@ -64,6 +65,10 @@ type app struct {
 	configPath string
 	logLevel   string
 	log        *slog.Logger
+
+	// extraChannels are added to the gateway's channels; tests use it to
+	// run the gateway against a fake platform.
+	extraChannels []channels.Channel
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -82,7 +87,7 @@ func (a *app) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand())
 	return root
 }
 

@@ -21,6 +21,8 @@ type Config struct {
 	// Providers maps a provider name ("openrouter", "ollama", "custom", ...)
 	// to how to reach it.
 	Providers map[string]Provider `json:"providers"`
+	// Channels configures the chat surfaces the gateway runs.
+	Channels Channels `json:"channels"`
 }
 
 // Agents groups agent settings; only the defaults exist so far.
