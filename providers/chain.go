@@ -223,7 +223,7 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 				resp.Provider = cand.Provider
 				if i != 0 {
 					resp.FallbackNotice = t.notice(cand)
-					c.log.Warn("providers: answered by a fallback", "model", labels[i], "notice", resp.FallbackNotice)
+					c.log.Info("providers: answered by a fallback", "model", labels[i], "notice", resp.FallbackNotice)
 				}
 				return resp, nil
 			}
@@ -250,7 +250,7 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 			if !errors.Is(err, errBadRequest) && !errors.Is(err, ErrAttachment) {
 				c.health.Failure(cand.Provider, err, cooldown)
 			}
-			c.log.Warn("providers: model failed; moving on", "model", labels[i], "attempts", attempt+1, "err", err)
+			c.log.Info("providers: model failed; moving on", "model", labels[i], "attempts", attempt+1, "err", err)
 			t.fail(i, err)
 			break
 		}

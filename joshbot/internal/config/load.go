@@ -47,15 +47,9 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
-		}
-		return nil, fmt.Errorf("read config: %w", err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+		return nil, err
 	}
 	cfg, err := Parse(path, data)
 	if err != nil {
@@ -82,6 +76,20 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+func readConfigFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+	}
+	return data, nil
 }
 
 // Parse decodes data (the contents of the file named name) over
@@ -194,7 +202,7 @@ func resolveEntryKey(key string, e *ModelEntry) error {
 func lookupKey(key, env string) (string, error) {
 	v, ok := os.LookupEnv(env)
 	if !ok || strings.TrimSpace(v) == "" {
-		return "", fmt.Errorf("%s.api_key_env names %s, which is not set: export %s, or change %s.api_key_env", key, env, env, key)
+		return "", &ResolveError{CodeMissingCredential, key + ".api_key_env", fmt.Errorf("%s.api_key_env names %s, which is not set: export %s, or change %s.api_key_env", key, env, env, key)}
 	}
 	return strings.TrimSpace(v), nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -162,26 +163,54 @@ func (c *Config) ResolveModelConfig() (*ModelConfig, error) {
 		}
 		return &ModelConfig{Models: []ResolvedModel{*rm}, ModelKey: "agents.defaults.model"}, nil
 	}
+	mc, problems := c.ResolveAll()
+	if len(problems) > 0 {
+		return nil, problems[0]
+	}
+	return mc, nil
+}
+
+// ResolveAll resolves every model like [Config.ResolveModelConfig] but
+// goes on past a failure, returning the models that resolved and every
+// problem, for reports that show the whole picture.
+func (c *Config) ResolveAll() (*ModelConfig, []*ResolveError) {
+	if !c.ModelCentric() {
+		rm, err := c.resolveLegacy()
+		if err != nil {
+			return &ModelConfig{ModelKey: "agents.defaults.model"}, []*ResolveError{asResolveError(err)}
+		}
+		return &ModelConfig{Models: []ResolvedModel{*rm}, ModelKey: "agents.defaults.model"}, nil
+	}
 	key := c.agentKey()
 	a := &c.ModelsConfig.Agent
 	out := &ModelConfig{ModelKey: key + ".model", Profile: c.profile}
-	rm, err := c.resolveEntry(key, a)
-	if err != nil {
-		return nil, err
-	}
-	out.Models = append(out.Models, *rm)
-	for i := range a.Fallbacks {
-		fk := fmt.Sprintf("%s.fallbacks[%d]", key, i)
-		if len(a.Fallbacks[i].Fallbacks) > 0 {
-			return nil, &ResolveError{CodeUnresolvable, fk, fmt.Errorf("%s.fallbacks: a fallback cannot have fallbacks of its own; list them all under %s.fallbacks", fk, key)}
-		}
-		rm, err := c.resolveEntry(fk, &a.Fallbacks[i])
+	var problems []*ResolveError
+	add := func(k string, e *ModelEntry) {
+		rm, err := c.resolveEntry(k, e)
 		if err != nil {
-			return nil, err
+			problems = append(problems, asResolveError(err))
+			return
 		}
 		out.Models = append(out.Models, *rm)
 	}
-	return out, nil
+	add(key, a)
+	for i := range a.Fallbacks {
+		fk := fmt.Sprintf("%s.fallbacks[%d]", key, i)
+		if len(a.Fallbacks[i].Fallbacks) > 0 {
+			problems = append(problems, &ResolveError{CodeUnresolvable, fk, fmt.Errorf("%s.fallbacks: a fallback cannot have fallbacks of its own; list them all under %s.fallbacks", fk, key)})
+			continue
+		}
+		add(fk, &a.Fallbacks[i])
+	}
+	return out, problems
+}
+
+func asResolveError(err error) *ResolveError {
+	var re *ResolveError
+	if errors.As(err, &re) {
+		return re
+	}
+	return &ResolveError{Code: CodeUnresolvable, Err: err}
 }
 
 func (c *Config) resolveLegacy() (*ResolvedModel, error) {
@@ -228,8 +257,9 @@ func (c *Config) resolveEntry(key string, e *ModelEntry) (*ResolvedModel, error)
 	return c.finish(&ResolvedModel{Key: key, Provider: name, Model: e.Model}, spec, isKnown, &p, e)
 }
 
-// finish fills in endpoint, credential and limits from the entry (when
+// finish fills in endpoint, limits and credential from the entry (when
 // given), the provider's config and the provider's defaults, in that order.
+// On a missing credential it returns the filled-in model with the error.
 func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p *Provider, e *ModelEntry) (*ResolvedModel, error) {
 	name := rm.Provider
 	rm.WireModel = providers.StripProviderPrefix(name, rm.Model)
@@ -249,25 +279,6 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 		return nil, &ResolveError{CodeUnresolvable, baseKey, fmt.Errorf("%s %q is not an http(s) URL", baseKey, redactURL(base))}
 	}
 	rm.BaseURL = base
-
-	rm.APIKey = p.APIKey
-	rm.Credential = c.sourceOf("providers."+name, p.APIKeyEnv, p.APIKey)
-	if e != nil && (e.APIKey != "" || e.APIKeyEnv != "") {
-		rm.APIKey = e.APIKey
-		rm.Credential = c.sourceOf(rm.Key, e.APIKeyEnv, e.APIKey)
-	}
-	if rm.APIKey == "" && !spec.Keyless && isKnown {
-		envName := EnvPrefix + "PROVIDERS__" + strings.ToUpper(name) + "__API_KEY"
-		hint := spec.KeyEnv
-		if hint == "" {
-			hint = "YOUR_KEY_VARIABLE"
-		}
-		return nil, &ResolveError{CodeMissingCredential, "providers." + name + ".api_key_env",
-			fmt.Errorf("provider %s has no API key: set providers.%s.api_key_env to the variable holding it (e.g. %q) or export %s", name, name, hint, envName)}
-	}
-	if rm.APIKey == "" {
-		rm.Credential = CredentialSource{Kind: "none"}
-	}
 
 	rm.Timeout = p.Timeout.Std()
 	retries := p.MaxRetries
@@ -290,6 +301,28 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 	if retries != nil {
 		rm.MaxRetries = *retries
 	}
+
+	// The credential comes last so that a missing one still leaves the
+	// rest of rm filled in for reports.
+	rm.APIKey = p.APIKey
+	rm.Credential = c.sourceOf("providers."+name, p.APIKeyEnv, p.APIKey)
+	if e != nil && (e.APIKey != "" || e.APIKeyEnv != "") {
+		rm.APIKey = e.APIKey
+		rm.Credential = c.sourceOf(rm.Key, e.APIKeyEnv, e.APIKey)
+	}
+	if rm.APIKey == "" && !spec.Keyless && isKnown {
+		envName := EnvPrefix + "PROVIDERS__" + strings.ToUpper(name) + "__API_KEY"
+		hint := spec.KeyEnv
+		if hint == "" {
+			hint = "YOUR_KEY_VARIABLE"
+		}
+		return rm, &ResolveError{CodeMissingCredential, "providers." + name + ".api_key_env",
+			fmt.Errorf("provider %s has no API key: set providers.%s.api_key_env to the variable holding it (e.g. %q) or export %s", name, name, hint, envName)}
+	}
+	if rm.APIKey == "" {
+		rm.Credential = CredentialSource{Kind: "none"}
+	}
+
 	return rm, nil
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 )
@@ -94,4 +95,89 @@ func (c *Config) applyProfile(flag string) error {
 	c.ModelsConfig = ModelsConfig{Agent: p.entry()}
 	c.profile = name
 	return nil
+}
+
+// Inspect reads the config at path for a report such as profiles list: it
+// parses it, refuses credentials in profiles, applies environment
+// overrides and validates, but reads no api_key_env variable and applies no
+// profile, so one unset variable does not hide everything else.
+func Inspect(path string) (*Config, error) {
+	data, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.checkProfiles(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := ApplyEnv(cfg, os.Environ()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ProfileInfo describes one profile for a report. It holds no credential.
+type ProfileInfo struct {
+	// Name and Description are the profile's.
+	Name, Description string
+	// Disabled mirrors profiles.<name>.disabled; Default is true for the
+	// profile named by default_profile.
+	Disabled, Default bool
+	// Provider, Model and WireModel are what the profile would dial;
+	// BaseURL is its endpoint (report only its host).
+	Provider, Model, WireModel, BaseURL string
+	// KeyEnv names the variable holding the credential ("" when none is
+	// named) and KeySet says whether it is set and not blank.
+	KeyEnv string
+	KeySet bool
+	// Fallbacks counts the profile's fallbacks.
+	Fallbacks int
+	// Problem is why the profile could not be used; nil when it could.
+	Problem *ResolveError
+}
+
+// DescribeProfiles reports every profile, sorted by name, as it would
+// resolve if selected, without reading any credential.
+func (c *Config) DescribeProfiles() []ProfileInfo {
+	var out []ProfileInfo
+	for _, name := range c.ProfileNames() {
+		p := c.Profiles[name]
+		info := ProfileInfo{Name: name, Description: p.Description, Disabled: p.Disabled, Default: name == c.DefaultProfile,
+			Model: p.Model, Fallbacks: len(p.Fallbacks)}
+		probe := *c
+		probe.ModelsConfig = ModelsConfig{Agent: p.entry()}
+		probe.profile = name
+		rm, err := probe.resolveEntry(probe.agentKey(), &probe.ModelsConfig.Agent)
+		if rm != nil {
+			info.Provider, info.WireModel, info.BaseURL = rm.Provider, rm.WireModel, rm.BaseURL
+			info.KeyEnv = p.APIKeyEnv
+			if info.KeyEnv == "" {
+				info.KeyEnv = c.Providers[rm.Provider].APIKeyEnv
+			}
+		}
+		if info.KeyEnv != "" {
+			v, ok := os.LookupEnv(info.KeyEnv)
+			info.KeySet = ok && strings.TrimSpace(v) != ""
+		}
+		unsetOwnKey := p.APIKeyEnv != "" && !info.KeySet
+		if err != nil && (!unsetOwnKey || asResolveError(err).Code != CodeMissingCredential) {
+			re := asResolveError(err)
+			// Inspect reads no variables, so a key that is named and set
+			// is not missing.
+			if !(re.Code == CodeMissingCredential && info.KeySet) {
+				info.Problem = re
+			}
+		} else if unsetOwnKey {
+			info.Problem = &ResolveError{CodeMissingCredential, "profiles." + name + ".api_key_env",
+				fmt.Errorf("profiles.%s.api_key_env names %s, which is not set", name, p.APIKeyEnv)}
+		}
+		out = append(out, info)
+	}
+	return out
 }
