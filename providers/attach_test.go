@@ -228,7 +228,7 @@ func TestChainScreensEveryCandidate(t *testing.T) {
 		if !errors.Is(err, ErrAttachment) {
 			t.Fatalf("err = %v", err)
 		}
-		for _, want := range []string{"llama-3.3-70b-versatile", "qwen3:8b", "models_config.agent.model"} {
+		for _, want := range []string{"groq/llama-3.3-70b-versatile", "ollama/qwen3:8b", "models_config.agent.model"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q lacks %q", err, want)
 			}

@@ -168,7 +168,7 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 		names[i] = cand.Provider
 		labels[i] = cand.Provider + "/" + cand.Model
 	}
-	capable, err := screen(req, wireModels(c.cands), c.key)
+	capable, err := screen(req, wireModels(c.cands), labels, c.key)
 	if err != nil {
 		return nil, err
 	}

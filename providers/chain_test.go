@@ -368,3 +368,32 @@ func TestChainValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestChainStreamsFromFallbackWhilePrimaryCools(t *testing.T) {
+	clock := newFakeClock()
+	prim := &fakeProvider{name: "a", model: "m1"}
+	back := &fakeProvider{name: "b", model: "m2"}
+	c := newChain(t, clock, prim, back)
+	c.Health().Failure("a", errors.New("a: HTTP 429: slow down"), time.Minute)
+
+	back.srv.Enqueue(providertest.Reply{Content: "streamed by b", Chunks: 3})
+	var order []string
+	resp, err := c.ChatStream(context.Background(), userRequest("hi"), func(d providers.Delta) {
+		if d.Notice != "" {
+			order = append(order, "notice: "+d.Notice)
+		}
+		if d.Content != "" {
+			order = append(order, d.Content)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"notice: [fallback] a (m1) is cooling down for 1m0s after: HTTP 429: slow down; answered by b (m2).", "strea", "med b", "y b"}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("deltas (-want +got):\n%s", diff)
+	}
+	if !back.srv.Requests()[0].Stream || len(prim.srv.Requests()) != 0 || resp.FallbackNotice == "" {
+		t.Errorf("the fallback should have streamed while the primary cooled down")
+	}
+}

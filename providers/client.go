@@ -295,7 +295,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 	if req == nil {
 		return nil, mark(errBadRequest, fmt.Errorf("%s: nil Request", c.name))
 	}
-	if _, err := screen(req, []string{req.Model}, ""); err != nil {
+	if _, err := screen(req, []string{req.Model}, []string{req.Model}, ""); err != nil {
 		return nil, mark(errBadRequest, fmt.Errorf("%s: %w", c.name, err))
 	}
 	if len(c.extra) > 0 {

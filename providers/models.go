@@ -136,9 +136,9 @@ func SupportsDocuments(model string) bool {
 
 // screen checks req's attachments and reports which of models can take
 // them, before anything is sent. It fails when none can; the error names
-// every model and key, the setting an operator changes to pick another
-// model (empty means a generic hint).
-func screen(req *Request, models []string, key string) ([]bool, error) {
+// every model by its label (labels[i] for models[i]) and key, the setting
+// an operator changes to pick another model (empty means a generic hint).
+func screen(req *Request, models, labels []string, key string) ([]bool, error) {
 	images, docs, err := checkAttachments(req.Messages)
 	if err != nil {
 		return nil, err
@@ -163,5 +163,5 @@ func screen(req *Request, models []string, key string) ([]bool, error) {
 		key = "the model setting"
 	}
 	return nil, fmt.Errorf("%w: this message carries %s, which none of the configured models is known to read (%s): set %s to a model that reads them (for example openai/gpt-4o or anthropic/claude-sonnet-4-5), or send the message without them",
-		ErrAttachment, what, strings.Join(models, ", "), key)
+		ErrAttachment, what, strings.Join(labels, ", "), key)
 }
