@@ -238,3 +238,30 @@ func TestOutputFlag(t *testing.T) {
 		t.Errorf("error document: %+v (%v)", r, err)
 	}
 }
+
+func TestWiringCarriesProviderConventions(t *testing.T) {
+	clearProviderEnv(t)
+	t.Setenv("JOSHBOT_TEST_AZ", "az-secret")
+	srv := providertest.NewServer(t)
+	cfg := writeRaw(t, `{"schema_version":1,
+	  "providers":{"azure":{"api_base":"%URL%","api_key_env":"JOSHBOT_TEST_AZ",
+	    "extra_body":{"chat_template_kwargs":{"enable_thinking":false}}}},
+	  "models_config":{"agent":{"model":"azure/my-deployment","extra_body":{"top_k":4}}}}`, srv.URL())
+	srv.Enqueue(providertest.Text("from azure"))
+	r := runCLI(t, "", "--config", cfg, "agent", "-m", "hi")
+	if r.code != 0 || r.stdout != "from azure\n" {
+		t.Fatalf("%+v", r)
+	}
+	req := srv.Requests()[0]
+	if !strings.HasPrefix(req.Path, "/v1/openai/deployments/my-deployment/chat/completions?api-version=") {
+		t.Errorf("path = %s", req.Path)
+	}
+	if req.Header.Get("Api-Key") != "az-secret" || req.Header.Get("Authorization") != "" {
+		t.Errorf("auth headers = %v", req.Header)
+	}
+	for field, want := range map[string]string{"chat_template_kwargs": `{"enable_thinking":false}`, "top_k": "4"} {
+		if v, _ := req.Field(field); string(v) != want {
+			t.Errorf("%s = %s, want %s", field, v, want)
+		}
+	}
+}
