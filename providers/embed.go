@@ -24,6 +24,19 @@ func DefaultEmbeddingModel(provider string) string {
 	return ""
 }
 
+// DefaultTranscriptionModel returns the speech-to-text model used for
+// provider when none is configured: whisper-large-v3 for groq, whisper-1 for
+// openai, and "" (the caller must choose) for everyone else.
+func DefaultTranscriptionModel(provider string) string {
+	switch provider {
+	case "groq":
+		return "whisper-large-v3"
+	case "openai":
+		return "whisper-1"
+	}
+	return ""
+}
+
 // EmbeddingRequest is one embeddings call.
 type EmbeddingRequest struct {
 	// Model is the embedding model.

@@ -32,6 +32,12 @@ type Config struct {
 	// DefaultProfile names the profile used when --profile is not given;
 	// empty means no profile, and the config is used exactly as written.
 	DefaultProfile string `json:"default_profile,omitempty"`
+	// STT turns speech into text through a configured provider; zero
+	// means no speech to text.
+	STT Service `json:"stt,omitzero"`
+	// Embeddings serves vectors through a configured provider; zero means
+	// no embeddings.
+	Embeddings Service `json:"embeddings,omitzero"`
 
 	// credSources records where each entry's credential came from, keyed
 	// by the entry's config key ("providers.groq"), for preflight. It is
