@@ -73,7 +73,10 @@ type ResolveError struct {
 	Err error
 }
 
+// Error returns the explanation, which names the key to change.
 func (e *ResolveError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *ResolveError) Unwrap() error { return e.Err }
 
 // CredentialSource says where a credential came from, never what it is.

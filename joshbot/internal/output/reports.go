@@ -52,6 +52,7 @@ type Credential struct {
 	Variable string `json:"variable,omitempty"`
 }
 
+// String renders the source for text reports, e.g. "$GROQ_API_KEY (api_key_env)".
 func (c Credential) String() string {
 	switch c.Source {
 	case "env-override":
