@@ -63,6 +63,7 @@ type fakeProvider struct {
 	name, model string
 	srv         *providertest.Server
 	retries     int
+	limit       int // when set, the client's body and line limits
 }
 
 // newChain builds a chain over one scripted server per provider, with the
@@ -74,10 +75,14 @@ func newChain(t *testing.T, clock *fakeClock, fakes ...*fakeProvider) *providers
 		if f.srv == nil {
 			f.srv = providertest.NewServer(t)
 		}
+		client := newClient(t, f.srv.URL(), func(o *providers.ClientOptions) { o.Name = f.name })
+		if f.limit > 0 {
+			providers.SetLimits(client, f.limit, f.limit)
+		}
 		cands = append(cands, providers.Candidate{
 			Provider:   f.name,
 			Model:      f.model,
-			Client:     newClient(t, f.srv.URL(), func(o *providers.ClientOptions) { o.Name = f.name }),
+			Client:     client,
 			MaxRetries: f.retries,
 		})
 	}
@@ -395,5 +400,39 @@ func TestChainStreamsFromFallbackWhilePrimaryCools(t *testing.T) {
 	}
 	if !back.srv.Requests()[0].Stream || len(prim.srv.Requests()) != 0 || resp.FallbackNotice == "" {
 		t.Errorf("the fallback should have streamed while the primary cooled down")
+	}
+}
+
+func TestChainBadUpstreamBodies(t *testing.T) {
+	html := providertest.Reply{Status: 502, Body: "<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>"}
+	for _, tt := range []struct {
+		name     string
+		first    providertest.Reply
+		wantReqs int    // requests to the primary before it gives up or answers
+		want     string // in the fallback notice
+	}{
+		{"proxy HTML page is retried and named by its title", html, 2, "HTTP 502: 502 Bad Gateway"},
+		{"truncated JSON is retried", providertest.Reply{Body: `{"choices":[{"message":{"content":"cut`}, 2, "decode response"},
+		{"oversize answer is not retried", providertest.Reply{Body: `{"choices":[{"message":{"content":"` + strings.Repeat("x", 2048) + `"}}]}`}, 1, "exceeds the 1 KiB limit"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			prim := &fakeProvider{name: "a", model: "m1", retries: 1, limit: 1024}
+			back := &fakeProvider{name: "b", model: "m2"}
+			c := newChain(t, clock, prim, back)
+			if tt.wantReqs == 2 {
+				prim.srv.Enqueue(tt.first, tt.first)
+			} else {
+				prim.srv.Enqueue(tt.first)
+			}
+			back.srv.Enqueue(providertest.Text("fine"))
+			resp, err := c.Chat(context.Background(), userRequest("hi"))
+			if err != nil || resp.Message.Content != "fine" || !strings.Contains(resp.FallbackNotice, tt.want) {
+				t.Fatalf("resp %+v, err %v", resp, err)
+			}
+			if n := len(prim.srv.Requests()); n != tt.wantReqs {
+				t.Errorf("primary asked %d times, want %d", n, tt.wantReqs)
+			}
+		})
 	}
 }
