@@ -67,6 +67,11 @@ type Options struct {
 	// DisableStreaming keeps even turns with a sink on the non-streaming
 	// path; the sink then receives the whole answer at once.
 	DisableStreaming bool
+	// QuietFallback suppresses the one-line notice a provider chain sets
+	// (providers.Response.FallbackNotice) when a fallback model answered.
+	// False shows it at the start of the reply, streamed or not, because a
+	// silent model switch reads as the primary working.
+	QuietFallback bool
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -88,6 +93,7 @@ type Agent struct {
 	temperature   *float64
 	maxTokens     int
 	streaming     bool
+	quietFallback bool
 	log           *slog.Logger
 	now           func() time.Time
 	files         fileCache
@@ -117,6 +123,7 @@ func New(opts *Options) (*Agent, error) {
 		temperature:   opts.Temperature,
 		maxTokens:     opts.MaxTokens,
 		streaming:     !opts.DisableStreaming,
+		quietFallback: opts.QuietFallback,
 		log:           opts.Logger,
 		now:           opts.Now,
 	}
@@ -218,6 +225,25 @@ type turn struct {
 	sink Sink
 	// streamed is true once any text reached the sink this turn.
 	streamed bool
+	// notice is the first fallback notice of the turn, which opens the
+	// reply; lastNotice keeps one notice from being shown twice.
+	notice, lastNotice string
+}
+
+// fallback records a provider's fallback notice and shows it on the sink
+// ahead of the answer it belongs to.
+func (t *turn) fallback(n string) {
+	if n == "" || t.a.quietFallback || n == t.lastNotice {
+		return
+	}
+	t.lastNotice = n
+	if t.notice == "" {
+		t.notice = n
+	}
+	if t.sink != nil {
+		t.streamed = true
+		t.sink(StreamEvent{Delta: n + "\n"})
+	}
 }
 
 func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
@@ -264,6 +290,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			if reply.Text == "" {
 				reply.Text = "(The model returned an empty answer.)"
 			}
+			if t.notice != "" {
+				reply.Text = t.notice + "\n" + reply.Text
+			}
 			return reply, nil
 		}
 		for i := range msg.ToolCalls {
@@ -303,6 +332,9 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if t.sink == nil || !t.a.streaming {
 		resp, err := t.a.provider.Chat(ctx, req)
+		if err == nil {
+			t.fallback(resp.FallbackNotice)
+		}
 		if err == nil && t.sink != nil && resp.Message.Content != "" {
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}
@@ -314,6 +346,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		t.sink(StreamEvent{Delta: "\n\n"})
 	}
 	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		t.fallback(d.Notice)
 		if d.Content == "" {
 			return
 		}
@@ -322,13 +355,20 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		t.sink(StreamEvent{Delta: d.Content})
 	})
 	if err == nil {
+		t.fallback(resp.FallbackNotice)
 		return resp, nil
 	}
-	if !delivered && ctx.Err() == nil {
+	// A provider chain has already retried a dead stream through its
+	// non-streaming path, fallbacks included; asking again would repeat
+	// that whole sequence.
+	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) {
 		// Nothing reached the screen, so a plain request can redo the
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
 		resp, err = t.a.provider.Chat(ctx, req)
+		if err == nil {
+			t.fallback(resp.FallbackNotice)
+		}
 		if err == nil && resp.Message.Content != "" {
 			t.streamed = true
 			t.sink(StreamEvent{Delta: resp.Message.Content})

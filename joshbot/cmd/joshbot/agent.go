@@ -44,6 +44,7 @@ func (a *app) agentCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&message, "message", "m", "", "send one message and print the reply")
 	cmd.Flags().StringVarP(&session, "session", "s", defaultSession, "session key, channel:name")
+	a.addProfileFlag(cmd)
 	return cmd
 }
 

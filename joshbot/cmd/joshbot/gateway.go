@@ -35,6 +35,7 @@ func (a *app) gatewayCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&grace, "grace", 30*time.Second, "how long turns in flight may finish after a stop signal")
+	a.addProfileFlag(cmd)
 	return cmd
 }
 

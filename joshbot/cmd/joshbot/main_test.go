@@ -138,6 +138,9 @@ func TestProviderFailureIsOneLineAndKeepsMessage(t *testing.T) {
 	srv := providertest.NewServer(t)
 	srv.Enqueue(providertest.Error(503, "upstream overloaded"))
 	cfgPath := scriptedConfig(t, srv)
+	// One scripted failure, no retries: the retry rules have their own
+	// tests with an injected clock in the providers module.
+	t.Setenv("JOSHBOT_PROVIDERS__CUSTOM__MAX_RETRIES", "0")
 	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "are you there?")
 	if r.code != 1 {
 		t.Fatalf("exit %d", r.code)

@@ -27,23 +27,20 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(cfgPath)
+	cfg, err := a.loadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
-	ep, err := cfg.Endpoint()
+	mc, err := cfg.ResolveModelConfig()
 	if err != nil {
 		return nil, fmt.Errorf("%w (config %s)", err, tildePath(cfgPath))
 	}
-	client, err := providers.NewClient(&providers.ClientOptions{
-		Name:    ep.Provider,
-		BaseURL: ep.BaseURL,
-		APIKey:  ep.APIKey,
-		Timeout: ep.Timeout,
-	})
+	chain, err := a.providerChain(mc)
 	if err != nil {
-		return nil, fmt.Errorf("providers.%s: %w", ep.Provider, err)
+		return nil, err
 	}
+	primary := &mc.Models[0]
+	ep := &config.Endpoint{Provider: primary.Provider, BaseURL: primary.BaseURL, APIKey: primary.APIKey, Timeout: primary.Timeout, Model: primary.WireModel}
 	ws, err := cfg.WorkspaceDir(home)
 	if err != nil {
 		return nil, err
@@ -61,7 +58,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	}
 	d := cfg.Agents.Defaults
 	ag, err := agent.New(&agent.Options{
-		Provider:         client,
+		Provider:         chain,
 		ProviderName:     ep.Provider,
 		Model:            ep.Model,
 		Tools:            reg,
@@ -72,10 +69,48 @@ func (a *app) loadRuntime() (*wired, error) {
 		Temperature:      d.Temperature,
 		MaxTokens:        d.MaxTokens,
 		DisableStreaming: !d.Streaming,
+		QuietFallback:    d.QuietFallback,
 		Logger:           a.log,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag}, nil
+}
+
+// loadConfig loads the config with the run's --profile applied.
+func (a *app) loadConfig(cfgPath string) (*config.Config, error) {
+	return config.LoadWith(cfgPath, &config.LoadOptions{Profile: a.profile})
+}
+
+// providerChain builds the retry/fallback chain over every resolved model,
+// primary first. Nothing is dialled here.
+func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
+	if a.health == nil {
+		a.health = providers.NewHealth(nil)
+	}
+	cands := make([]providers.Candidate, 0, len(mc.Models))
+	for i := range mc.Models {
+		m := &mc.Models[i]
+		client, err := providers.NewClient(&providers.ClientOptions{
+			Name:       m.Provider,
+			BaseURL:    m.BaseURL,
+			APIKey:     m.APIKey,
+			Timeout:    m.Timeout,
+			AuthHeader: m.AuthHeader,
+			Style:      m.Style,
+			Headers:    m.Headers,
+			ExtraBody:  m.ExtraBody,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Key, err)
+		}
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+	}
+	return providers.NewChain(&providers.ChainOptions{
+		Candidates: cands,
+		Health:     a.health,
+		Logger:     a.log,
+		ModelKey:   mc.ModelKey,
+	})
 }

@@ -23,6 +23,30 @@ type Config struct {
 	Providers map[string]Provider `json:"providers"`
 	// Channels configures the chat surfaces the gateway runs.
 	Channels Channels `json:"channels"`
+	// ModelsConfig is the model-centric way to choose models: when
+	// models_config.agent.model is set it replaces agents.defaults.provider
+	// and agents.defaults.model, and may list fallbacks. Zero means the
+	// legacy fields decide.
+	ModelsConfig ModelsConfig `json:"models_config,omitzero"`
+	// Profiles are named model setups, one of which a run may select with
+	// --profile (or default_profile). Nil means none.
+	Profiles map[string]Profile `json:"profiles,omitempty"`
+	// DefaultProfile names the profile used when --profile is not given;
+	// empty means no profile, and the config is used exactly as written.
+	DefaultProfile string `json:"default_profile,omitempty"`
+	// STT turns speech into text through a configured provider; zero
+	// means no speech to text.
+	STT Service `json:"stt,omitzero"`
+	// Embeddings serves vectors through a configured provider; zero means
+	// no embeddings.
+	Embeddings Service `json:"embeddings,omitzero"`
+
+	// credSources records where each entry's credential came from, keyed
+	// by the entry's config key ("providers.groq"), for preflight. It is
+	// filled by Load and never written.
+	credSources map[string]CredentialSource
+	// profile is the name of the profile Load applied; empty when none.
+	profile string
 }
 
 // Agents groups agent settings; only the defaults exist so far.
@@ -50,6 +74,9 @@ type AgentDefaults struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Streaming shows answers while they are generated on a terminal.
 	Streaming bool `json:"streaming"`
+	// QuietFallback suppresses the one-line notice that opens a reply
+	// answered by a fallback model. False (the default) shows it.
+	QuietFallback bool `json:"quiet_fallback,omitempty"`
 }
 
 // Provider says how to reach one LLM provider.
@@ -65,6 +92,13 @@ type Provider struct {
 	APIBase string `json:"api_base,omitempty"`
 	// Timeout bounds one request; zero means 120s.
 	Timeout Duration `json:"timeout,omitzero"`
+	// MaxRetries is how often a transient failure (429, 5xx, a network
+	// error) is retried against this provider before falling over: 0 to
+	// 10. Nil means 2; 0 means fail over at once.
+	MaxRetries *int `json:"max_retries,omitempty"`
+	// ExtraBody holds provider-specific fields merged into every request
+	// body (for example poolside's chat_template_kwargs). Nil means none.
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
 }
 
 // Defaults returns the configuration used for every key a file leaves out.
