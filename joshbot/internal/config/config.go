@@ -111,5 +111,6 @@ func Defaults() *Config {
 			Streaming:         true,
 		}},
 		Providers: map[string]Provider{},
+		Channels:  Channels{Telegram: Telegram{AllowFrom: []string{}}},
 	}
 }
