@@ -183,5 +183,9 @@ func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error)
 		return &Reply{Text: "Compaction failed; the conversation is unchanged. " + oneLine(err.Error())}, fmt.Errorf("agent: compact: %w", err)
 	}
 	a.log.Info("compacted session on request", "session", req.SessionKey, "archived_messages", n, "dur", time.Since(start))
-	return &Reply{Text: fmt.Sprintf("Compacted %d earlier messages into a summary. They are kept word for word in the session's history archive.", n), Iterations: 1}, nil
+	noun := "messages"
+	if n == 1 {
+		noun = "message"
+	}
+	return &Reply{Text: fmt.Sprintf("Compacted %d earlier %s into a summary; the history archive keeps them word for word.", n, noun), Iterations: 1}, nil
 }

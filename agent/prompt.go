@@ -118,6 +118,23 @@ func (a *Agent) systemPrompt(req *Request, now time.Time) (string, error) {
 			b.WriteString("\n</memory>\n\n")
 		}
 	}
+	if a.memory != nil {
+		p, err := a.memory.FactsPath(req.SessionKey)
+		if err != nil {
+			return "", err
+		}
+		facts, err := a.files.read(p)
+		if err != nil {
+			return "", err
+		}
+		if facts != "" {
+			// Only this session's own file: what was learned in one
+			// conversation never reaches another's prompt.
+			b.WriteString("<memory scope=\"this conversation\">\n")
+			b.WriteString(facts)
+			b.WriteString("\n</memory>\n\n")
+		}
+	}
 	if req.Channel != "" {
 		fmt.Fprintf(&b, "<conversation_context>\nchannel: %s\n", req.Channel)
 		if req.ChatID != "" {
