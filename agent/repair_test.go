@@ -20,7 +20,9 @@ func TestRepairMessages(t *testing.T) {
 		}
 		return m
 	}
-	res := func(id string) providers.Message { return providers.Message{Role: "tool", ToolCallID: id, Content: "r" + id} }
+	res := func(id string) providers.Message {
+		return providers.Message{Role: "tool", ToolCallID: id, Content: "r" + id}
+	}
 	// shape renders a list as role[:id] tokens for comparison.
 	shape := func(msgs []providers.Message) string {
 		var parts []string
