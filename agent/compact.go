@@ -55,6 +55,14 @@ func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session) {
 	if a.compactionThreshold < 0 || estimateTokens(sess.Messages) < a.compactionThreshold {
 		return
 	}
+	// When nearly all of the size is in the part that must stay (one huge
+	// recent message, say), a summary would gain little and cost a model
+	// call on every turn; the history window still bounds the request.
+	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
+	if estimateTokens(sess.Messages[:cut]) < a.compactionThreshold/8 {
+		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
+		return
+	}
 	n, err := a.compact(ctx, sess)
 	switch {
 	case errors.Is(err, errNothingToCompact):

@@ -78,7 +78,8 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 }
 
 // Wait blocks until the background work of every finished turn (history,
-// learning, counters) is done. Call it before the process exits.
+// learning, counters) is done. Call it before the process exits, after the
+// last call to Process has returned.
 func (a *Agent) Wait() { a.bg.Wait() }
 
 // excerpt is the HISTORY.md entry of a turn: bounded, and deterministic so
@@ -121,7 +122,7 @@ func (a *Agent) learn(ctx context.Context, rec *turnRecord) error {
 		b.WriteString("- " + f + "\n")
 	}
 	fmt.Fprintf(&b, "\nExchange:\nuser: %s\nassistant: %s\n", clip(rec.user, learnMaxTurnChars/2), clip(rec.reply, learnMaxTurnChars/2))
-	facts, err := a.askFacts(ctx, learnPrompt, b.String())
+	facts, err := a.askFacts(ctx, learnPrompt, b.String(), learnMaxTokens)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,9 @@ func (a *Agent) consolidateFacts(ctx context.Context, scope string) {
 	facts, err := a.memory.Facts(scope)
 	if err == nil {
 		var shorter []string
-		shorter, err = a.askFacts(ctx, fmt.Sprintf(consolidatePrompt, a.memory.MaxBytes()*3/4), "Facts, oldest first:\n- "+strings.Join(facts, "\n- "))
+		// About three bytes per token leaves room for the JSON around
+		// a rewrite of the whole file.
+		shorter, err = a.askFacts(ctx, fmt.Sprintf(consolidatePrompt, a.memory.MaxBytes()*3/4), "Facts, oldest first:\n- "+strings.Join(facts, "\n- "), a.memory.MaxBytes()/3)
 		if err == nil && len(shorter) > 0 {
 			err = a.memory.Consolidate(scope, shorter)
 			if err == nil {
@@ -179,7 +182,7 @@ func scopeName(scope string) string {
 
 // askFacts sends one small request and decodes {"facts": [...]} from the
 // answer, tolerating prose or a code fence around the JSON.
-func (a *Agent) askFacts(ctx context.Context, system, user string) ([]string, error) {
+func (a *Agent) askFacts(ctx context.Context, system, user string, maxTokens int) ([]string, error) {
 	zero := 0.0
 	resp, err := a.provider.Chat(ctx, &providers.Request{
 		Model: a.model,
@@ -188,7 +191,7 @@ func (a *Agent) askFacts(ctx context.Context, system, user string) ([]string, er
 			{Role: providers.RoleUser, Content: user},
 		},
 		Temperature: &zero,
-		MaxTokens:   max(learnMaxTokens, a.memory.MaxBytes()/3),
+		MaxTokens:   maxTokens,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ask %s: %w", a.providerName, err)

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
+	"github.com/joshbot/joshbot/tools"
 )
 
 // syncBuffer is a log destination safe for the agent's background work.
@@ -291,5 +293,41 @@ func TestLearningOverflowIsConsolidated(t *testing.T) {
 	res, _ := lt.Search(memory.SharedScope, "plant number", 3)
 	if len(res) == 0 {
 		t.Error("the pre-consolidation facts are not in HISTORY.md")
+	}
+}
+
+// whoami reports the session key its context carries.
+type whoami struct{}
+
+func (whoami) Name() string                { return "whoami" }
+func (whoami) Description() string         { return "who is asking" }
+func (whoami) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (whoami) Execute(ctx context.Context, _ json.RawMessage) (string, error) {
+	return "key=" + tools.SessionKeyFromContext(ctx), nil
+}
+
+func TestToolsSeeTheTurnsSessionKey(t *testing.T) {
+	srv := providertest.NewServer(t)
+	client, err := providers.NewClient(&providers.ClientOptions{BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	if err := reg.Register(whoami{}); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := memory.NewStore(t.TempDir())
+	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Tools: reg, Sessions: store, DisableLearning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Wait)
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("whoami", `{}`)), providertest.Text("done"))
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "discord:77", Text: "who?"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Messages
+	if got := msgs[len(msgs)-1].Content; got != "key=discord:77" {
+		t.Errorf("tool saw %q", got)
 	}
 }

@@ -295,3 +295,26 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func TestSearchOver100MBHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 100 MB HISTORY.md; runs without -short")
+	}
+	l := newLongTerm(t, nil)
+	f, err := os.Create(l.HistoryPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := strings.Repeat("## 2026-01-01T00:00:00Z · api:big\nuser: filler words about nothing in particular\n\n", 12_000)
+	for written := 0; written < 100<<20; written += len(block) {
+		if _, err := f.WriteString(block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.WriteString("## 2026-02-01T00:00:00Z · api:big\nuser: the needle is a platypus\n\n")
+	f.Close()
+	res, err := l.Search("api:big", "platypus", 3)
+	if err != nil || len(res) != 1 || !strings.Contains(res[0].Text, "needle") {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
