@@ -59,5 +59,17 @@
 //
 // A Store is safe for concurrent use. Store.Lock serializes whole turns of
 // one session within the process; Load, Save and Append are individually
-// atomic. A Store expects to be the only process writing its directory.
+// atomic and, on Unix, also locked against other processes, so two
+// processes appending to one session keep both messages. A LongTerm is safe
+// for concurrent use and locks its writes across processes in the same way.
+//
+// # Crash safety
+//
+// Nothing is acknowledged before it is on stable storage: session files are
+// replaced by a synced temporary file, and the append-only files
+// (history archives, HISTORY.md, the dream logs) are synced after each
+// append. Steps that move data from one file to another write the
+// destination first (compaction archives before it shortens the session,
+// dream consolidation stores insights before it drops the raw records), so
+// a crash at any point costs at most a repeated step.
 package memory
