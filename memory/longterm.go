@@ -21,7 +21,8 @@ const (
 	MemoryFileName = "MEMORY.md"
 	// HistoryFileName is the append-only event log.
 	HistoryFileName = "HISTORY.md"
-	// SessionMemoryDir holds one fact file per session key.
+	// SessionMemoryDir is the default directory, inside the workspace, of
+	// the per-session fact files; see LongTermOptions.SessionDir.
 	SessionMemoryDir = "memory"
 )
 
@@ -57,6 +58,7 @@ const (
 // atomically; HISTORY.md is only ever appended to.
 type LongTerm struct {
 	dir      string
+	sessDir  string
 	maxBytes int
 	dream    string
 	now      func() time.Time
@@ -75,6 +77,11 @@ type LongTermOptions struct {
 	DreamMode string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// SessionDir holds the per-session fact files; empty means
+	// SessionMemoryDir inside the workspace. Keeping it outside the
+	// workspace keeps one conversation's facts out of reach of the
+	// filesystem tools in another.
+	SessionDir string
 }
 
 // OpenLongTerm returns the long-term memory kept in the workspace dir,
@@ -86,7 +93,10 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if opts == nil {
 		opts = &LongTermOptions{}
 	}
-	l := &LongTerm{dir: dir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
+	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
+	if l.sessDir == "" {
+		l.sessDir = filepath.Join(dir, SessionMemoryDir)
+	}
 	if l.maxBytes == 0 {
 		l.maxBytes = DefaultMaxMemoryBytes
 	}
@@ -131,7 +141,8 @@ func (l *LongTerm) lock() (func(), error) {
 }
 
 // FactsPath returns the fact file of scope: MEMORY.md for SharedScope,
-// otherwise a file under SessionMemoryDir named after the session key.
+// otherwise a file in the session memory directory (see SessionDir) named
+// after the session key.
 func (l *LongTerm) FactsPath(scope string) (string, error) {
 	if scope == SharedScope {
 		return filepath.Join(l.dir, MemoryFileName), nil
@@ -139,8 +150,11 @@ func (l *LongTerm) FactsPath(scope string) (string, error) {
 	if err := ValidateKey(scope); err != nil {
 		return "", err
 	}
-	return filepath.Join(l.dir, SessionMemoryDir, keyStem(scope)+".md"), nil
+	return filepath.Join(l.sessDir, keyStem(scope)+".md"), nil
 }
+
+// SessionDir returns the directory of the per-session fact files.
+func (l *LongTerm) SessionDir() string { return l.sessDir }
 
 // HistoryPath returns the path of HISTORY.md.
 func (l *LongTerm) HistoryPath() string { return filepath.Join(l.dir, HistoryFileName) }

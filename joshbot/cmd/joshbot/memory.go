@@ -83,11 +83,11 @@ func (a *app) memoryStatus(lt *memory.LongTerm) error {
 		}
 		return humanSize(fi.Size())
 	}
-	sessionFiles, _ := filepath.Glob(filepath.Join(lt.Dir(), memory.SessionMemoryDir, "*.md"))
+	sessionFiles, _ := filepath.Glob(filepath.Join(lt.SessionDir(), "*.md"))
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "Workspace:\t%s\n", redactText(lt.Dir()))
 	fmt.Fprintf(w, "MEMORY.md:\t%s (limit %s; the overflow is consolidated, never cut)\n", size(filepath.Join(lt.Dir(), memory.MemoryFileName)), humanSize(int64(lt.MaxBytes())))
-	fmt.Fprintf(w, "Session memories:\t%d files in %s/\n", len(sessionFiles), memory.SessionMemoryDir)
+	fmt.Fprintf(w, "Session memories:\t%d files in %s\n", len(sessionFiles), redactText(lt.SessionDir()))
 	fmt.Fprintf(w, "HISTORY.md:\t%s\n", size(lt.HistoryPath()))
 	fmt.Fprintf(w, "Dream mode:\t%s\n", ds.Mode)
 	pending := fmt.Sprintf("%d turns (%s)", ds.RawRecords, humanSize(ds.RawBytes))

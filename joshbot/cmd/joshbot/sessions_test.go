@@ -238,8 +238,7 @@ func TestMemoryStatusAndConsolidate(t *testing.T) {
 			t.Fatalf("turn %+v", r)
 		}
 	}
-	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
-	facts, _ := os.ReadFile(filepath.Join(ws, memory.SessionMemoryDir, "cli_default.md"))
+	facts, _ := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "memory", "cli_default.md"))
 	if strings.Count(string(facts), "tomato") != 1 {
 		t.Errorf("learned facts:\n%s", facts)
 	}

@@ -103,7 +103,11 @@ func openMemory(cfg *config.Config, home, ws string) (*memory.Store, *memory.Lon
 		return nil, nil, err
 	}
 	d := cfg.Agents.Defaults
-	lt, err := memory.OpenLongTerm(ws, &memory.LongTermOptions{MaxBytes: d.MemoryMaxBytes, DreamMode: d.DreamMode})
+	// Per-session facts live beside the sessions, outside the workspace the
+	// filesystem tools can read, so one conversation cannot read another's.
+	lt, err := memory.OpenLongTerm(ws, &memory.LongTermOptions{
+		MaxBytes: d.MemoryMaxBytes, DreamMode: d.DreamMode, SessionDir: filepath.Join(home, "memory"),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
