@@ -13,7 +13,7 @@ import (
 
 // DefaultLearnTimeout bounds the background work after one turn (the
 // learning request and, when needed, a consolidation request).
-const DefaultLearnTimeout = 45 * time.Second
+const DefaultLearnTimeout = 30 * time.Second
 
 // Bounds that keep the learning step cheap.
 const (
