@@ -317,8 +317,17 @@ func (s *Store) save(sess *Session, path string) error {
 	return nil
 }
 
-// writeAtomic replaces path with the bytes that fill writes.
-func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (err error) {
+// writeAtomic replaces path with the bytes that fill writes, durably.
+func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
+	return s.replaceFile(path, true, fill)
+}
+
+// replaceFile replaces path with the bytes that fill writes. The new file
+// is synced before the rename, so a crash leaves the old or the new bytes,
+// never a torn file; syncDir also syncs the directory so the rename itself
+// survives a crash. Without it a crash may bring back the previous version,
+// which is acceptable for data that is merely stale when old, like counters.
+func (s *Store) replaceFile(path string, syncDir bool, fill func(*bufio.Writer) error) (err error) {
 	// CreateTemp picks a fresh random name per call, so concurrent writers
 	// never share a temporary file, and the leading dot keeps leftovers of
 	// a crash out of directory listings.
@@ -352,6 +361,9 @@ func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (err er
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
+	}
+	if !syncDir {
+		return nil
 	}
 	return s.syncDir()
 }
