@@ -152,16 +152,16 @@ func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (s
 	fmt.Fprintf(&b, "%d messages contain %q, newest first:\n", len(hits), args.Query)
 	for _, h := range hits {
 		b.WriteString("\n")
-		b.WriteString(FormatHit(&h, maxHitChars))
+		b.WriteString(formatHit(&h, maxHitChars))
 		b.WriteString("\n")
 	}
 	return b.String(), nil
 }
 
-// FormatHit renders a session search hit as one block of text: time, role
+// formatHit renders a session search hit as one block of text: time, role
 // (and tool), whether it came from the archive, and the message, shortened
 // to at most max bytes.
-func FormatHit(h *memory.Hit, max int) string {
+func formatHit(h *memory.Hit, max int) string {
 	m := &h.Message
 	var b strings.Builder
 	if !m.Time.IsZero() {

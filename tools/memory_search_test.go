@@ -86,8 +86,8 @@ func TestSessionSearchToolStaysInItsConversation(t *testing.T) {
 
 func TestFormatHitShortens(t *testing.T) {
 	h := &memory.Hit{Message: memory.Message{Role: "tool", Name: "grep", Content: strings.Repeat("é", 100)}, Archived: true}
-	got := FormatHit(h, 11)
+	got := formatHit(h, 11)
 	if got != "tool (grep) {archived}: ééééé…" {
-		t.Errorf("FormatHit = %q", got)
+		t.Errorf("formatHit = %q", got)
 	}
 }
