@@ -73,7 +73,8 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// CompactionThreshold is the estimated size in tokens of a session's
-	// history above which a turn first summarizes its older part; zero
+	// history above which a turn first summarizes its older part (a
+	// session longer than HistoryLimit messages is compacted too); zero
 	// means DefaultCompactionThreshold and a negative value turns automatic
 	// compaction off (/compact still works).
 	CompactionThreshold int

@@ -52,14 +52,20 @@ func estimateTokens(msgs []memory.Message) int {
 // logged and the turn goes on: the request is still bounded by the history
 // window, and the next turn will try again.
 func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session) {
-	if a.compactionThreshold < 0 || estimateTokens(sess.Messages) < a.compactionThreshold {
+	if a.compactionThreshold < 0 {
+		return
+	}
+	// Many short messages compact too, before the history window would
+	// drop the oldest of them from the request unsummarized.
+	overCount := len(sess.Messages) > a.historyLimit
+	if !overCount && estimateTokens(sess.Messages) < a.compactionThreshold {
 		return
 	}
 	// When nearly all of the size is in the part that must stay (one huge
 	// recent message, say), a summary would gain little and cost a model
 	// call on every turn; the history window still bounds the request.
 	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
-	if estimateTokens(sess.Messages[:cut]) < a.compactionThreshold/8 {
+	if !overCount && estimateTokens(sess.Messages[:cut]) < a.compactionThreshold/8 {
 		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
 		return
 	}

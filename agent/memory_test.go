@@ -331,3 +331,15 @@ func TestToolsSeeTheTurnsSessionKey(t *testing.T) {
 		t.Errorf("tool saw %q", got)
 	}
 }
+
+func TestCompactionByMessageCount(t *testing.T) {
+	a, srv, store, _ := setup(t, &agent.Options{HistoryLimit: 8, DisableLearning: true})
+	seed(t, store, "cli:n")
+	srv.Enqueue(providertest.Text("count summary"), providertest.Text("ok"))
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:n", Text: "one more"}); err != nil {
+		t.Fatal(err)
+	}
+	if sess, _ := store.Load("cli:n"); sess.Messages[0].Content != "count summary" {
+		t.Errorf("a session over the history limit was not compacted: %+v", sess.Messages[0])
+	}
+}
