@@ -126,6 +126,7 @@ type ConsolidationReport struct {
 
 // DreamStatus is the operator's view of dream consolidation.
 type DreamStatus struct {
+	// Mode is the configured dream mode.
 	Mode string `json:"mode"`
 	// RawBytes and RawRecords describe the raw log waiting to be
 	// consolidated, including a batch interrupted mid-run.
