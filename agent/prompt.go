@@ -119,14 +119,13 @@ func (a *Agent) systemPrompt(req *Request, now time.Time) (string, error) {
 		}
 	}
 	if a.memory != nil {
-		p, err := a.memory.FactsPath(req.SessionKey)
+		// Read, not cached: the cache would keep an entry for every
+		// session a long-running gateway has ever seen.
+		facts, err := a.memory.ReadFacts(req.SessionKey)
 		if err != nil {
 			return "", err
 		}
-		facts, err := a.files.read(p)
-		if err != nil {
-			return "", err
-		}
+		facts = strings.TrimSpace(clip(facts, maxPromptFile))
 		if facts != "" {
 			// Only this session's own file: what was learned in one
 			// conversation never reaches another's prompt.
