@@ -318,3 +318,25 @@ func TestSearchOver100MBHistory(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+func TestConsolidateIfDue(t *testing.T) {
+	for _, tt := range []struct {
+		mode string
+		want bool
+	}{{DreamRecord, false}, {DreamFull, true}} {
+		l := newLongTerm(t, &LongTermOptions{DreamMode: tt.mode})
+		if rep, err := l.ConsolidateIfDue(); err != nil || rep.Records != 0 {
+			t.Fatalf("%s, nothing recorded: %+v %v", tt.mode, rep, err)
+		}
+		text := strings.Repeat("seedling greenhouse compost ", 40)
+		for i := 0; !l.DreamDue(); i++ {
+			if err := l.AppendHistory("api:g", fmt.Sprintf("user: %d %s", i, text)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := l.ConsolidateIfDue()
+		if err != nil || (rep.Records > 0) != tt.want {
+			t.Errorf("%s: %+v %v", tt.mode, rep, err)
+		}
+	}
+}
