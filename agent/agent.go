@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/joshbot/joshbot/memory"
@@ -76,6 +77,25 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CompactionThreshold is the estimated size in tokens of a session's
+	// history above which a turn first summarizes its older part (a
+	// session longer than HistoryLimit messages is compacted too); zero
+	// means DefaultCompactionThreshold and a negative value turns automatic
+	// compaction off (/compact still works).
+	CompactionThreshold int
+	// Memory is the workspace's long-term memory; nil means no history
+	// log, no learning and no per-session facts.
+	Memory *memory.LongTerm
+	// DisableLearning skips the model call after each turn that extracts
+	// facts; the history log is still written.
+	DisableLearning bool
+	// LearnShared stores learned facts in the shared MEMORY.md, which every
+	// session sees, instead of the session's own memory. Only for a
+	// workspace that serves one person.
+	LearnShared bool
+	// LearnTimeout bounds the background work after a turn; zero means
+	// DefaultLearnTimeout.
+	LearnTimeout time.Duration
 }
 
 // Agent runs turns. It is safe for concurrent use: turns on different
@@ -97,6 +117,13 @@ type Agent struct {
 	log           *slog.Logger
 	now           func() time.Time
 	files         fileCache
+
+	compactionThreshold int
+	memory              *memory.LongTerm
+	disableLearning     bool
+	learnShared         bool
+	learnTimeout        time.Duration
+	bg                  sync.WaitGroup // background work after turns; see Wait
 }
 
 // New checks opts and returns an Agent.
@@ -126,6 +153,18 @@ func New(opts *Options) (*Agent, error) {
 		quietFallback: opts.QuietFallback,
 		log:           opts.Logger,
 		now:           opts.Now,
+
+		compactionThreshold: opts.CompactionThreshold,
+		memory:              opts.Memory,
+		disableLearning:     opts.DisableLearning,
+		learnShared:         opts.LearnShared,
+		learnTimeout:        opts.LearnTimeout,
+	}
+	if a.compactionThreshold == 0 {
+		a.compactionThreshold = DefaultCompactionThreshold
+	}
+	if a.learnTimeout <= 0 {
+		a.learnTimeout = DefaultLearnTimeout
 	}
 	if a.providerName == "" {
 		a.providerName = "provider"
@@ -183,6 +222,9 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	if isCompactCommand(req.Text) {
+		return a.compactCommand(ctx, req)
+	}
 	unlock := a.sessions.Lock(req.SessionKey)
 	defer unlock()
 
@@ -203,6 +245,9 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
+	a.maybeCompact(ctx, sess)
+	ctx = tools.WithSessionKey(ctx, req.SessionKey)
+	from := len(sess.Messages)
 
 	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
 	reply, runErr := t.run(ctx, system)
@@ -214,6 +259,9 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		if runErr == nil {
 			runErr = fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
 		}
+	}
+	if runErr == nil {
+		a.afterTurn(req.SessionKey, req.Text, sess, from, reply)
 	}
 	return reply, runErr
 }
@@ -253,15 +301,17 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	if a.tools != nil {
 		defs = toProviderTools(a.tools.Definitions())
 	}
-	history := window(t.sess.Messages, a.historyLimit)
+	summary, history := splitSummary(t.sess.Messages)
+	history = window(history, a.historyLimit)
 	msgs := make([]providers.Message, 0, len(history)+8)
-	msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: system})
+	msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: system + summary})
 	for i := range history {
 		msgs = append(msgs, toProviderMessage(&history[i]))
 	}
 
 	for reply.Iterations < a.maxIterations {
 		reply.Iterations++
+		msgs = repairMessages(msgs, a.log)
 		req := &providers.Request{
 			Model:       a.model,
 			Messages:    msgs,

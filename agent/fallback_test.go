@@ -46,6 +46,7 @@ func chainAgent(t *testing.T, quiet bool) (*agent.Agent, *providertest.Server, *
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait)
 	return a, prim, back, store
 }
 

@@ -20,7 +20,14 @@
 // to the model so it can correct itself. [ErrUnknownTool] and
 // [ErrBadArguments] mark mistakes the model made in calling a tool.
 //
+// # Memory
+//
+// memory_search ([RegisterMemorySearch]) and session_search
+// ([RegisterSessionSearch]) recall earlier conversations. Both read the
+// conversation making the call from the context ([WithSessionKey]) and
+// never return what another conversation said.
+//
 // Later releases add the shell (screened and optionally sandboxed through
-// the sandbox module), web fetch and search, memory and session search,
-// cron, message, send_file and subagent tools.
+// the sandbox module), web fetch and search, cron, message, send_file and
+// subagent tools.
 package tools

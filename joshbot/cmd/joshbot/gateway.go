@@ -117,6 +117,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	err = router.Run(ctx, handle, interrupted)
 	b.Close()
 	wg.Wait()
+	rt.agent.Wait() // learning and bookkeeping that run after a reply
 	if errors.Is(err, context.Canceled) {
 		a.log.Info("gateway stopped")
 		return nil

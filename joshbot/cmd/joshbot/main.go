@@ -108,6 +108,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
+	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	return root
 }
 

@@ -59,6 +59,9 @@ func scriptedConfig(t *testing.T, srv *providertest.Server) string {
 	cfg.Agents.Defaults.Provider = "custom"
 	cfg.Agents.Defaults.Model = "scripted-model"
 	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
+	// Each test scripts exactly the replies of its turns; learning has
+	// its own tests.
+	cfg.Agents.Defaults.Learning = "off"
 	p := filepath.Join(dir, "config.json")
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)

@@ -13,9 +13,12 @@ import (
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
-// writeRaw writes a config file from text with %URL% replaced.
+// writeRaw writes a config file from text with %URL% replaced. The
+// learning step is turned off through the environment so each test's
+// scripted replies are exactly those of its turns.
 func writeRaw(t *testing.T, body, url string) string {
 	t.Helper()
+	t.Setenv("JOSHBOT_AGENTS__DEFAULTS__LEARNING", "off")
 	p := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "%URL%", url)), 0o600); err != nil {
 		t.Fatal(err)

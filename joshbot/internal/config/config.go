@@ -77,6 +77,22 @@ type AgentDefaults struct {
 	// QuietFallback suppresses the one-line notice that opens a reply
 	// answered by a fallback model. False (the default) shows it.
 	QuietFallback bool `json:"quiet_fallback,omitempty"`
+	// CompactionThreshold is the estimated size, in tokens, of a session's
+	// history above which its older part is summarized; zero means 64000
+	// and -1 turns automatic compaction off (/compact still works).
+	CompactionThreshold int `json:"compaction_threshold,omitempty"`
+	// MemoryMaxBytes is the size MEMORY.md and each session's memory are
+	// kept under, by consolidating the overflow; zero means 12288.
+	MemoryMaxBytes int `json:"memory_max_bytes,omitempty"`
+	// Learning is "on" (the default when empty) or "off": whether a model
+	// call after each turn extracts facts to remember.
+	Learning string `json:"learning,omitempty"`
+	// LearnScope is "session" (the default when empty), keeping what is
+	// learned in a conversation to that conversation, or "shared", writing
+	// it to MEMORY.md for every conversation (for a one-person setup).
+	LearnScope string `json:"learn_scope,omitempty"`
+	// DreamMode is "off" (the default when empty), "record" or "full".
+	DreamMode string `json:"dream_mode,omitempty"`
 }
 
 // Provider says how to reach one LLM provider.

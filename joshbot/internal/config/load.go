@@ -244,6 +244,9 @@ func (c *Config) Validate() error {
 	if t := d.Temperature; t != nil && (*t < 0 || *t > 2) {
 		return fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t)
 	}
+	if err := d.validateMemory(); err != nil {
+		return err
+	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
 		if err := checkDuration("providers."+name+".timeout", p.Timeout); err != nil {
