@@ -49,6 +49,7 @@ func renderHTML(md string, openFence *string) string {
 				flush()
 				b.WriteString(preOpen(strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))))
 				inFence = true
+				continue // the fence line itself is not content
 			}
 			if !last {
 				b.WriteString("\n")
