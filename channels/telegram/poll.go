@@ -79,9 +79,6 @@ func (t *Telegram) Start(ctx context.Context, sink channels.Sink) error {
 	if _, ok := sink.(Allower); !ok {
 		t.log.Warn("sink does not report its allowlist: media is not downloaded, buttons are not honoured and no direct replies are sent")
 	}
-	t.mu.Lock()
-	t.gate = g
-	t.mu.Unlock()
 	bo := t.newBackoff()
 
 	if err := t.identify(ctx, bo); err != nil {

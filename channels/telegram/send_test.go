@@ -159,3 +159,7 @@ func TestSetCommands(t *testing.T) {
 		t.Fatalf("setMyCommands = %+v", c)
 	}
 }
+
+func telegramOutbound(text, replyTo string) channels.Outbound {
+	return channels.Outbound{Text: text, ReplyTo: replyTo}
+}

@@ -36,7 +36,6 @@ type Telegram struct {
 
 	mu        sync.Mutex
 	me        *tele.User
-	gate      gate
 	stops     map[string]*stopEntry
 	pickers   map[string]*pickerEntry
 	approvals map[string]*approvalEntry

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"sync"
 	"time"
 
@@ -111,5 +110,3 @@ func (t *Telegram) SetCommands(ctx context.Context, menu []Command) error {
 	}
 	return nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
