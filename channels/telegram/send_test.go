@@ -163,3 +163,28 @@ func TestSetCommands(t *testing.T) {
 func telegramOutbound(text, replyTo string) channels.Outbound {
 	return channels.Outbound{Text: text, ReplyTo: replyTo}
 }
+
+func TestSendRebalancesFencesAcrossPieces(t *testing.T) {
+	h := newHarness(t, nil, false)
+	var code strings.Builder
+	code.WriteString("Here is the file:\n```go\n")
+	for i := 0; code.Len() < 6000; i++ {
+		code.WriteString("x := a < b // line\n")
+	}
+	code.WriteString("```\nDone.")
+	md := code.String()
+	if err := h.tg.Send(context.Background(), "42", channels.Outbound{Text: md}); err != nil {
+		t.Fatal(err)
+	}
+	sends := h.fake.callsOf("sendMessage")
+	if len(sends) != 2 {
+		t.Fatalf("sent %d messages, want 2", len(sends))
+	}
+	first, second := sends[0].Params["text"], sends[1].Params["text"]
+	if !strings.HasPrefix(first, "Here is the file:\n<pre><code class=\"language-go\">") || !strings.HasSuffix(first, "</code></pre>") {
+		t.Errorf("first piece does not close its code block:\n%.80s ... %s", first, first[len(first)-40:])
+	}
+	if !strings.HasPrefix(second, "<pre><code class=\"language-go\">x := a &lt; b") || !strings.HasSuffix(second, "</code></pre>\nDone.") {
+		t.Errorf("second piece does not reopen the code block:\n%.80s ... %s", second, second[len(second)-40:])
+	}
+}

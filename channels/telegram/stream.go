@@ -23,7 +23,8 @@ type StreamOptions struct {
 	ReplyTo string
 	// Cancel, when set, puts a ⏹ Stop button on the in-progress message;
 	// a press from the same chat calls it directly on the poller
-	// goroutine. The button is released when the stream finishes.
+	// goroutine. The button is released when the stream finishes. A draft
+	// carries no buttons, so in draft mode no Stop button is shown.
 	Cancel context.CancelFunc
 }
 
