@@ -17,7 +17,7 @@ func ExampleValidateAPIURL() {
 	// channels.telegram.api_url "ftp://bots.example.com" must start with http:// or https://
 }
 
-func ExampleRenderHTML() {
+func Example_markdownToHTML() {
 	fmt.Println(telegram.RenderHTML("**Done**: `go test` passed for my_module & friends", nil))
 	// Output:
 	// <b>Done</b>: <code>go test</code> passed for my_module &amp; friends

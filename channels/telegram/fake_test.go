@@ -170,7 +170,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 			n = d
 		}
 		fmt.Fprintf(w, `{"ok":true,"result":{"file_id":%q,"file_size":%d,"file_path":%q}}`, id, n, id)
-	case "sendMessage", "editMessageText", "sendPhoto", "sendDocument":
+	case "sendMessage", "editMessageText", "sendPhoto", "sendDocument", "sendVoice":
 		f.mu.Lock()
 		f.nextID++
 		id := f.nextID
@@ -185,6 +185,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 			msg["photo"] = []map[string]any{{"file_id": "up", "file_unique_id": "u", "width": 1, "height": 1}}
 		case "sendDocument":
 			msg["document"] = map[string]any{"file_id": "up", "file_unique_id": "u"}
+		case "sendVoice":
+			msg["voice"] = map[string]any{"file_id": "up", "file_unique_id": "u", "duration": 1}
 		}
 		json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": msg})
 	default:

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf16"
 
@@ -21,8 +23,9 @@ const maxMessage = 4096
 // Send implements [channels.Channel]. The text is split with
 // [channels.Chunk] at 4,096 characters, each piece rendered from Markdown to
 // Telegram HTML (and resent as its plain Markdown source if Telegram
-// refuses the markup), the first piece threaded to msg.ReplyTo. Files go
-// after the text, as a photo or a document by their first 512 bytes.
+// refuses the markup), the first piece threaded to msg.ReplyTo. A voice
+// rendition (msg.VoicePath, a spool file) follows as a voice note, then the
+// files, each as a photo or a document by its first 512 bytes.
 func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.Outbound) error {
 	chat, thread, err := parseConversation(conversation)
 	if err != nil {
@@ -35,6 +38,12 @@ func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.O
 	var errs []error
 	if strings.TrimSpace(msg.Text) != "" {
 		if _, err := t.sendText(ctx, chat, thread, replyTo, msg.Text, nil); err != nil {
+			errs = append(errs, err)
+		}
+		replyTo = 0
+	}
+	if msg.VoicePath != "" {
+		if err := t.sendVoice(ctx, chat, thread, replyTo, msg.VoicePath); err != nil {
 			errs = append(errs, err)
 		}
 		replyTo = 0
@@ -152,18 +161,20 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 	if replyTo != 0 {
 		opts.ReplyTo = &tele.Message{ID: replyTo}
 	}
+	return t.upload(ctx, chat, name, opts, func() tele.Sendable {
+		if asPhoto {
+			return &tele.Photo{File: tele.FromReader(bytes.NewReader(f.Data))}
+		}
+		return &tele.Document{File: tele.FromReader(bytes.NewReader(f.Data)), FileName: name}
+	})
+}
+
+// upload sends what build returns, retrying a transient failure once with
+// a freshly built payload: a consumed reader would upload nothing.
+func (t *Telegram) upload(ctx context.Context, chat int64, name string, opts *tele.SendOptions, build func() tele.Sendable) error {
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
-		err = t.call(ctx, func() error {
-			var what tele.Sendable
-			if asPhoto {
-				what = &tele.Photo{File: tele.FromReader(bytes.NewReader(f.Data))}
-			} else {
-				what = &tele.Document{File: tele.FromReader(bytes.NewReader(f.Data)), FileName: name}
-			}
-			_, err := t.bot.Send(tele.ChatID(chat), what, opts)
-			return err
-		})
+		err = t.call(ctx, func() error { return t.sendMedia(chat, build(), opts) })
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			break
 		}
@@ -173,6 +184,45 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 		return fmt.Errorf("telegram: send %s: %s", name, t.scrub(err))
 	}
 	return nil
+}
+
+// sendMedia sends one upload. telebot dereferences the media object it
+// expects in the answer, so a server that answers with something else
+// would panic the caller; that is turned into an error here.
+func (t *Telegram) sendMedia(chat int64, what tele.Sendable, opts *tele.SendOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the Bot API answered an upload with an unexpected message: %v", r)
+		}
+	}()
+	_, err = t.bot.Send(tele.ChatID(chat), what, opts)
+	return err
+}
+
+// sendVoice sends the spoken rendition of a reply as a voice note. The
+// path must name a file in the media spool; nothing else is opened.
+func (t *Telegram) sendVoice(ctx context.Context, chat int64, thread, replyTo int, path string) error {
+	if t.opts.SpoolDir == "" {
+		return errors.New("telegram: a voice reply needs the media spool, and none is configured")
+	}
+	resolved, err := channels.ResolveSpoolID(t.opts.SpoolDir, filepath.Base(path))
+	if err != nil || filepath.Clean(path) != resolved {
+		return fmt.Errorf("telegram: voice reply %q is not a file of the media spool", path)
+	}
+	data, err := os.ReadFile(resolved)
+	if err != nil {
+		return fmt.Errorf("telegram: voice reply: %w", err)
+	}
+	if int64(len(data)) > t.limits.File {
+		return fmt.Errorf("telegram: voice reply is %s, over the %s limit", size(int64(len(data))), size(t.limits.File))
+	}
+	opts := &tele.SendOptions{ThreadID: thread, AllowWithoutReply: true}
+	if replyTo != 0 {
+		opts.ReplyTo = &tele.Message{ID: replyTo}
+	}
+	return t.upload(ctx, chat, "voice reply", opts, func() tele.Sendable {
+		return &tele.Voice{File: tele.FromReader(bytes.NewReader(data))}
+	})
 }
 
 // transient reports a failure worth retrying: no answer from the Bot API

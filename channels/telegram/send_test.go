@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +188,44 @@ func TestSendRebalancesFencesAcrossPieces(t *testing.T) {
 	}
 	if !strings.HasPrefix(second, "<pre><code class=\"language-go\">x := a &lt; b") || !strings.HasSuffix(second, "</code></pre>\nDone.") {
 		t.Errorf("second piece does not reopen the code block:\n%.80s ... %s", second, second[len(second)-40:])
+	}
+}
+
+func TestSendVoiceOnlyFromTheSpool(t *testing.T) {
+	spool := t.TempDir()
+	h := newHarness(t, &telegram.Options{SpoolDir: spool}, false)
+	att, err := channels.SaveToSpool(spool, strings.NewReader("OggS voice bytes"), "audio/ogg", "reply.ogg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.tg.Send(context.Background(), "42", channels.Outbound{Text: "spoken", VoicePath: att.Path, ReplyTo: "1:5"}); err != nil {
+		t.Fatal(err)
+	}
+	v := h.fake.callsOf("sendVoice")
+	if len(v) != 1 || v[0].Files["voice"] != len("OggS voice bytes") {
+		t.Fatalf("sendVoice = %+v", v)
+	}
+	outside := filepath.Join(t.TempDir(), filepath.Base(att.Path))
+	os.WriteFile(outside, []byte("secret"), 0o600)
+	if err := h.tg.Send(context.Background(), "42", channels.Outbound{Text: "x", VoicePath: outside}); err == nil {
+		t.Fatal("a voice path outside the spool was sent")
+	}
+	if n := len(h.fake.callsOf("sendVoice")); n != 1 {
+		t.Fatalf("sendVoice calls = %d, want 1", n)
+	}
+}
+
+func TestUploadAnsweredWithTheWrongMessageIsAnError(t *testing.T) {
+	h := newHarness(t, nil, false)
+	h.fake.override = func(c apiCall) (int, string) {
+		if c.Method == "sendPhoto" {
+			return http.StatusOK, `{"ok":true,"result":{"message_id":1,"date":1,"chat":{"id":42,"type":"private"}}}`
+		}
+		return 0, ""
+	}
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)
+	err := h.tg.Send(context.Background(), "42", channels.Outbound{Files: []bus.Attachment{{Name: "a.png", Data: png}}})
+	if err == nil || !strings.Contains(err.Error(), "unexpected") {
+		t.Fatalf("Send = %v, want an error instead of a panic", err)
 	}
 }
