@@ -21,7 +21,9 @@
 // unique and stable across redeliveries (the router deduplicates on it),
 // and the message id lets Outbound.ReplyTo thread the answer. Principal is
 // the numeric user id, or "@handle" when the sink's allowlist admits the
-// sender only by handle, so an allow_from written either way matches.
+// sender only by handle, so an allow_from written either way matches. A
+// leading "/command@<bot name>" (what the group menu inserts) is delivered
+// as "/command", so commands read the same in groups and private chats.
 //
 // # Allowlist
 //

@@ -93,7 +93,7 @@ func (t *Telegram) handleMessage(ctx context.Context, sink channels.Sink, g gate
 		IsDirect:     m.Chat.Type == tele.ChatPrivate,
 		Mentioned:    t.mentioned(m),
 	}
-	text := m.Text
+	text := t.stripCommandSuffix(m)
 	if text == "" {
 		text = m.Caption
 	}
@@ -129,6 +129,29 @@ func (t *Telegram) handleMessage(ctx context.Context, sink channels.Sink, g gate
 		t.react(ctx, m.Chat.ID, m.ID, ReactionAdmitted)
 	}
 	return nil
+}
+
+// stripCommandSuffix returns m's text with "@<bot name>" removed from a
+// leading command ("/model@JoshBot gpt" becomes "/model gpt"), so a command
+// picked from the group menu reads exactly like one typed in a private
+// chat. A command addressed to another bot is left alone.
+func (t *Telegram) stripCommandSuffix(m *tele.Message) string {
+	t.mu.Lock()
+	me := t.me
+	t.mu.Unlock()
+	if me == nil || me.Username == "" || len(m.Entities) == 0 {
+		return m.Text
+	}
+	e := m.Entities[0]
+	if e.Type != tele.EntityCommand || e.Offset != 0 {
+		return m.Text
+	}
+	cmd := m.EntityText(e)
+	name, to, ok := strings.Cut(cmd, "@")
+	if !ok || !strings.EqualFold(to, me.Username) || !strings.HasPrefix(m.Text, cmd) {
+		return m.Text
+	}
+	return name + m.Text[len(cmd):]
 }
 
 // mentioned reports whether m addresses the bot structurally: an @mention

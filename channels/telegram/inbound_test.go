@@ -51,8 +51,13 @@ func TestNormalizeMessages(t *testing.T) {
 		},
 		{
 			name:   "command addressed to the bot",
-			update: msg(map[string]any{"chat": group, "text": "/status@JoshTestBot", "entities": []map[string]any{{"type": "bot_command", "offset": 0, "length": 19}}}),
-			want:   &channels.Inbound{Conversation: "-100", Principal: "42", MessageID: "1:10", Mentioned: true, Text: "/status@JoshTestBot"},
+			update: msg(map[string]any{"chat": group, "text": "/model@JoshTestBot gpt-4o", "entities": []map[string]any{{"type": "bot_command", "offset": 0, "length": 18}}}),
+			want:   &channels.Inbound{Conversation: "-100", Principal: "42", MessageID: "1:10", Mentioned: true, Text: "/model gpt-4o"},
+		},
+		{
+			name:   "command addressed to another bot",
+			update: msg(map[string]any{"chat": group, "text": "/model@OtherBot", "entities": []map[string]any{{"type": "bot_command", "offset": 0, "length": 15}}}),
+			want:   &channels.Inbound{Conversation: "-100", Principal: "42", MessageID: "1:10", Text: "/model@OtherBot"},
 		},
 		{
 			name:   "forum topic",

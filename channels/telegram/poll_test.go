@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +120,34 @@ func TestStartReturnsOnRejectedToken(t *testing.T) {
 	defer cancel()
 	if err := tg.Start(ctx, &recordingSink{}); !errors.Is(err, telegram.ErrUnauthorized) {
 		t.Fatalf("Start = %v, want ErrUnauthorized", err)
+	}
+}
+
+func TestStartWaitsOutAFloodLimitedPoll(t *testing.T) {
+	h := newHarness(t, nil, false)
+	w := &waits{}
+	h.tg.SetClock(time.Now, w.after)
+	limited := true
+	h.fake.override = func(c apiCall) (int, string) {
+		if c.Method == "getUpdates" && limited {
+			limited = false
+			return http.StatusTooManyRequests, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 9","parameters":{"retry_after":9}}`
+		}
+		return 0, ""
+	}
+	h.fake.push(msg(map[string]any{"text": "after the limit"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.tg.Start(ctx, h.sink) }()
+	waitFor(t, "delivery", func() bool { return len(h.sink.delivered()) == 1 })
+	cancel()
+	<-done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.d) == 0 || w.d[0] != 9*time.Second {
+		t.Errorf("waits = %v, want the 9s retry_after first", w.d)
+	}
+	if got := h.bo.log(); slices.Contains(got, "sleep") {
+		t.Errorf("backoff = %v: a flood limit is waited out, not counted as a failure", got)
 	}
 }
