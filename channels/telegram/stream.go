@@ -56,7 +56,8 @@ type Stream struct {
 
 // NewStream starts a streamed reply in conversation. Nothing is posted
 // until the first Update or Status, except in draft mode, where an empty
-// draft shows Telegram's own "Thinking…" placeholder at once.
+// draft shows Telegram's own "Thinking…" placeholder at once. It does not
+// wait for the network.
 func (t *Telegram) NewStream(ctx context.Context, conversation string, opts *StreamOptions) (*Stream, error) {
 	chat, thread, err := parseConversation(conversation)
 	if err != nil {
@@ -81,10 +82,13 @@ func (t *Telegram) NewStream(ctx context.Context, conversation string, opts *Str
 		t.mu.Unlock()
 	}
 	wctx := context.WithoutCancel(ctx)
-	if s.draft {
-		s.writeDraft(wctx, "")
-	}
-	go s.loop(wctx)
+	go func() {
+		if s.draft {
+			// Off the caller's path: a slow Bot API must not delay the turn.
+			s.writeDraft(wctx, "")
+		}
+		s.loop(wctx)
+	}()
 	return s, nil
 }
 

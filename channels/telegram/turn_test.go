@@ -374,3 +374,24 @@ func TestTypingKeepsAliveAndStops(t *testing.T) {
 		t.Errorf("action = %q", a)
 	}
 }
+
+func TestStreamFinishPostsAnewWhenTheLiveMessageIsGone(t *testing.T) {
+	h := newHarness(t, nil, false)
+	h.fake.override = func(c apiCall) (int, string) {
+		if c.Method == "editMessageText" {
+			return http.StatusBadRequest, `{"ok":false,"error_code":400,"description":"Bad Request: message to edit not found"}`
+		}
+		return 0, ""
+	}
+	ctx := context.Background()
+	s, _ := h.tg.NewStream(ctx, "42", &telegram.StreamOptions{ReplyTo: "2:20"})
+	s.Status("working")
+	waitFor(t, "status", func() bool { return len(h.fake.callsOf("sendMessage")) == 1 })
+	if err := s.Finish(ctx, "the answer"); err != nil {
+		t.Fatal(err)
+	}
+	sends := h.fake.callsOf("sendMessage")
+	if len(sends) != 2 || sends[1].Params["text"] != "the answer" || sends[1].Params["reply_to_message_id"] != "20" {
+		t.Fatalf("sends = %+v, want the answer posted anew, threaded", sends)
+	}
+}
