@@ -1,6 +1,10 @@
 package channels
 
-import "context"
+import (
+	"context"
+
+	"github.com/joshbot/joshbot/bus"
+)
 
 // Channel is one chat surface, both directions.
 type Channel interface {
@@ -69,4 +73,12 @@ type Outbound struct {
 	// VoicePath optionally points at a spoken rendition of Text in the
 	// spool. Adapters that cannot send voice ignore it.
 	VoicePath string
+	// ReplyTo is the [Inbound.MessageID] of the message this answers.
+	// Adapters that can thread a reply to the asking message decode it;
+	// empty means no threading.
+	ReplyTo string
+	// Files leave with the reply, bytes in memory (nothing downstream opens
+	// a path). An adapter that cannot send files says so in the text
+	// rather than dropping them.
+	Files []bus.Attachment
 }
