@@ -132,6 +132,17 @@ func NewScreener(opts *ScreenOptions) (*Screener, error) {
 // Mode reports the screening mode.
 func (s *Screener) Mode() ScreenMode { return s.mode }
 
+// Allowed returns the allowlist in sorted order. It is only enforced in
+// [ScreenAllowlist] mode.
+func (s *Screener) Allowed() []string {
+	out := make([]string, 0, len(s.allow))
+	for n := range s.allow {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Check returns nil when command may run with working directory dir, and
 // otherwise an error wrapping [ErrRefused] that says what to change.
 func (s *Screener) Check(command, dir string) error {
