@@ -12,7 +12,19 @@
 //
 // Every filesystem tool is confined to one workspace directory: a path that
 // is absolute outside it, climbs out with "..", or reaches out through a
-// symbolic link is a tool error, never a read or a write.
+// symbolic link is a tool error, never a read or a write. The check is made
+// twice: once on the path's name, and again as the file is opened, by
+// walking the real path from the workspace with openat and O_NOFOLLOW on
+// every component (openat2 with RESOLVE_BENEATH on Linux), so a directory
+// swapped for a symbolic link between the check and the open fails too.
+//
+// # Shell
+//
+// [NewShell] builds the shell tool: every command is screened
+// ([sandbox.Screener]), then put to the human approver carried on the
+// context when tools.shell_approval asks for one ([sandbox.WithApprover];
+// none installed means deny), then run with an allowlisted environment,
+// confined by a [sandbox.Sandbox] when one is configured.
 //
 // # Errors
 //
@@ -20,7 +32,6 @@
 // to the model so it can correct itself. [ErrUnknownTool] and
 // [ErrBadArguments] mark mistakes the model made in calling a tool.
 //
-// Later releases add the shell (screened and optionally sandboxed through
-// the sandbox module), web fetch and search, memory and session search,
-// cron, message, send_file and subagent tools.
+// Later releases add memory and session search, cron, message, send_file
+// and subagent tools.
 package tools

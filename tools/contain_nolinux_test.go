@@ -1,0 +1,8 @@
+//go:build !linux
+
+package tools
+
+import "testing"
+
+// setNoOpenat2 does nothing: only Linux has openat2.
+func setNoOpenat2(*testing.T, bool) {}
