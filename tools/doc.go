@@ -32,6 +32,16 @@
 // to the model so it can correct itself. [ErrUnknownTool] and
 // [ErrBadArguments] mark mistakes the model made in calling a tool.
 //
+// # Web
+//
+// [NewWebFetch] fetches public http(s) URLs only: a host that is, or
+// resolves to, a loopback, private, link-local or otherwise non-public
+// address is refused before the request, and again at dial time against
+// the address actually connected to, which covers redirects and DNS
+// rebinding. [RegisterWebSearch] adds web_search and its aliases, falling
+// back across [SearchBackend]s (DuckDuckGo by default, Exa when
+// configured).
+//
 // Later releases add memory and session search, cron, message, send_file
 // and subagent tools.
 package tools
