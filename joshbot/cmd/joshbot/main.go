@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 )
 
 // exitError carries a process exit code out of a command whose failure has
@@ -32,6 +33,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	sandboxExec()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -52,7 +54,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "joshbot: %s\n", err)
+	fmt.Fprintf(stderr, "joshbot: %s\n", redact.String(err.Error()))
 	return 1
 }
 
@@ -91,7 +93,9 @@ func (a *app) setupLogging() error {
 	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	// Every log line passes through redaction: a tool result or an error
+	// can carry a credential, and the log must never hold one verbatim.
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(a.stderr), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
 	return nil
 }

@@ -55,6 +55,9 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
+	if err := registerShellAndWeb(reg, cfg, ws, a.log); err != nil {
+		return nil, err
+	}
 	store, err := memory.NewStore(filepath.Join(home, "sessions"))
 	if err != nil {
 		return nil, err

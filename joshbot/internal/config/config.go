@@ -21,6 +21,8 @@ type Config struct {
 	// Providers maps a provider name ("openrouter", "ollama", "custom", ...)
 	// to how to reach it.
 	Providers map[string]Provider `json:"providers"`
+	// Tools configures the shell and web tools.
+	Tools Tools `json:"tools"`
 }
 
 // Agents groups agent settings; only the defaults exist so far.
