@@ -26,27 +26,8 @@ import (
 const Marker = "[REDACTED]"
 
 var (
-	vendorKeys = regexp.MustCompile(strings.Join([]string{
-		`sk-ant-[A-Za-z0-9_\-]{16,}`,                       // Anthropic
-		`sk-or-v1-[A-Za-z0-9]{16,}`,                        // OpenRouter
-		`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`, // OpenAI and compatibles
-		`gsk_[A-Za-z0-9]{20,}`,                             // Groq
-		`gh[pousr]_[A-Za-z0-9]{20,}`,                       // GitHub tokens
-		`github_pat_[A-Za-z0-9_]{20,}`,                     // GitHub fine-grained tokens
-		`xox[abposr]-[A-Za-z0-9\-]{10,}`,                   // Slack tokens
-		`xapp-[0-9]-[A-Za-z0-9\-]{10,}`,                    // Slack app tokens
-		`(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}`,              // AWS access key ids
-		`[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`,                // Telegram bot tokens
-		`nvapi-[A-Za-z0-9_\-]{20,}`,                        // NVIDIA
-		`exa_[A-Za-z0-9]{20,}`,                             // Exa
-	}, "|"))
-
 	// authHeader keeps the header name, the separator and the scheme.
 	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;]+)`)
-
-	// assignment matches NAME<sep>value where NAME ends in a credential
-	// word: api_key=..., "client_secret": "...", DB_PASSWORD: ...
-	assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_.\-]*?(?:api[_\-]?key|apikey|[_.\-]key|secret|token|passw(?:or)?d|pwd|passphrase|credentials?|auth))("?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s"',;&]+)`)
 
 	// urlPassword matches the password of scheme://user:password@host.
 	urlPassword = regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
@@ -89,7 +70,10 @@ func JSON(doc []byte) []byte { return std.JSON(doc) }
 // String returns s with every credential replaced by [Marker] and the home
 // directory shown as ~.
 func (r *Redactor) String(s string) string {
-	s = vendorKeys.ReplaceAllString(s, Marker)
+	s = redactVendorKeys(s)
+	if !containsFold(s, "authorization") {
+		return r.HomePath(redactAssignmentsAndURLs(s))
+	}
 	s = authHeader.ReplaceAllStringFunc(s, func(m string) string {
 		sub := authHeader.FindStringSubmatch(m)
 		if sub[3] == Marker {
@@ -97,19 +81,55 @@ func (r *Redactor) String(s string) string {
 		}
 		return sub[1] + sub[2] + Marker
 	})
-	s = assignment.ReplaceAllStringFunc(s, func(m string) string {
-		sub := assignment.FindStringSubmatch(m)
-		v := sub[3]
-		if strings.Trim(v, `"'`) == Marker || strings.Trim(v, `"'`) == "" {
-			return m
+	return r.HomePath(redactAssignmentsAndURLs(s))
+}
+
+func redactAssignmentsAndURLs(s string) string {
+	s = redactAssignments(s)
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		s = urlPassword.ReplaceAllString(s, "${1}"+Marker+"${3}")
+	}
+	return s
+}
+
+// vendorKey is one vendor's key shape and a literal every such key
+// contains. Each shape is its own expression, run only when its literal is
+// present: one alternation of them all defeats the regexp package's
+// literal-prefix scan and made every log line slow.
+type vendorKey struct {
+	trigger string
+	re      *regexp.Regexp
+}
+
+var vendorKeys = []vendorKey{
+	{"sk-", regexp.MustCompile(`sk-(?:ant-|or-v1-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`)}, // Anthropic, OpenRouter, OpenAI and compatibles
+	{"gsk_", regexp.MustCompile(`gsk_[A-Za-z0-9]{20,}`)},                                        // Groq
+	{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`)},                                     // GitHub tokens
+	{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                         // GitHub fine-grained tokens
+	{"xox", regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`)},                               // Slack tokens
+	{"xapp-", regexp.MustCompile(`xapp-[0-9]-[A-Za-z0-9\-]{10,}`)},                              // Slack app tokens
+	{"A", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},                        // AWS access key ids
+	{":AA", regexp.MustCompile(`[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`)},                            // Telegram bot tokens
+	{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_\-]{20,}`)},                                 // NVIDIA
+	{"exa_", regexp.MustCompile(`exa_[A-Za-z0-9]{20,}`)},                                        // Exa
+}
+
+func redactVendorKeys(s string) string {
+	for _, k := range vendorKeys {
+		if strings.Contains(s, k.trigger) {
+			s = k.re.ReplaceAllLiteralString(s, Marker)
 		}
-		if q := v[0]; (q == '"' || q == '\'') && len(v) >= 2 {
-			return sub[1] + sub[2] + string(q) + Marker + string(q)
+	}
+	return s
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
 		}
-		return sub[1] + sub[2] + Marker
-	})
-	s = urlPassword.ReplaceAllString(s, "${1}"+Marker+"${3}")
-	return r.HomePath(s)
+	}
+	return false
 }
 
 // HomePath returns s with the home directory shown as ~.
@@ -122,7 +142,12 @@ func (r *Redactor) HomePath(s string) string {
 
 // secretKey reports whether a JSON object key names a credential.
 func secretKey(k string) bool {
-	return assignment.MatchString(k + "=x")
+	for i := 0; i < len(k); i++ {
+		if !isNameByte(k[i]) {
+			return false
+		}
+	}
+	return credentialName(k)
 }
 
 // authKey reports whether a JSON object key is an Authorization header.
