@@ -93,6 +93,7 @@ type Shell struct {
 	mu      sync.Mutex
 	jobs    map[string]*shellJob
 	nextJob int
+	closed  bool
 }
 
 var _ Tool = (*Shell)(nil)
@@ -349,12 +350,17 @@ type shellJob struct {
 	started time.Time
 	out     *cappedBuffer
 	done    chan struct{}
+	cancel  context.CancelFunc
 	code    int
 	err     error
 }
 
 func (s *Shell) startJob(ctx context.Context, command, dir string, timeout time.Duration) (string, error) {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return "", errors.New("shell: shutting down; background jobs are no longer started")
+	}
 	running := 0
 	for _, j := range s.jobs {
 		select {
@@ -374,8 +380,10 @@ func (s *Shell) startJob(ctx context.Context, command, dir string, timeout time.
 	s.pruneJobsLocked()
 	s.mu.Unlock()
 
-	// The job outlives the turn that started it, but not its own timeout.
+	// The job outlives the turn that started it, but not its own timeout
+	// or Close.
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	j.cancel = cancel
 	go func() {
 		defer cancel()
 		defer close(j.done)
@@ -440,6 +448,24 @@ func (s *Shell) WaitJobs(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	return nil
+}
+
+// Close kills every background job still running and waits for them to be
+// reaped. Jobs run in their own process group, so without it a job would
+// outlive the program that started it. Close is safe to call more than once.
+func (s *Shell) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	var jobs []*shellJob
+	for _, j := range s.jobs {
+		jobs = append(jobs, j)
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		j.cancel()
+		<-j.done
 	}
 	return nil
 }

@@ -337,3 +337,26 @@ func TestShellLandlockWorkspaceMode(t *testing.T) {
 		t.Fatalf("connect with network allowed: %q", out)
 	}
 }
+
+func TestShellCloseKillsJobs(t *testing.T) {
+	s, ws := newShellT(t, ShellOptions{})
+	s.screen = denyScreen(t, ws)
+	if _, err := s.Execute(context.Background(), shellArgsJSON("sleep 30 && touch finished", `"async":true`)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s.Close()
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("Close waited for the job instead of killing it")
+	}
+	st, err := s.Execute(context.Background(), json.RawMessage(`{"job_id":"job-1"}`))
+	if err == nil && !strings.Contains(st, "finished") {
+		t.Fatalf("job still running after Close: %q", st)
+	}
+	if _, err := s.Execute(context.Background(), shellArgsJSON("echo x", `"async":true`)); err == nil {
+		t.Fatal("a job started after Close")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "finished")); err == nil {
+		t.Fatal("the killed job ran to the end")
+	}
+}

@@ -34,6 +34,7 @@ func (a *app) agentCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer rt.close()
 			if cmd.Flags().Changed("message") {
 				if strings.TrimSpace(message) == "" {
 					return errors.New("-m/--message is empty: give the text to send")

@@ -18,6 +18,8 @@ type wired struct {
 	home     string
 	endpoint *config.Endpoint
 	agent    *agent.Agent
+	// close stops what the tools left running (background shell jobs).
+	close func()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -55,7 +57,8 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
-	if err := registerShellAndWeb(reg, cfg, ws, a.log); err != nil {
+	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	if err != nil {
 		return nil, err
 	}
 	store, err := memory.NewStore(filepath.Join(home, "sessions"))
@@ -80,5 +83,5 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, close: closeTools}, nil
 }

@@ -21,11 +21,14 @@ var newSandbox = sandbox.New
 // tools.* configures them. It fails closed: tools.shell_sandbox
 // "workspace" on a system that cannot confine commands is an error here,
 // at startup, never a shell that quietly runs unconfined.
-func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log *slog.Logger) error {
+//
+// The returned closeJobs kills the shell's background jobs; call it before
+// the program exits.
+func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log *slog.Logger) (closeJobs func(), err error) {
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
-		return fmt.Errorf("workspace: %w", err)
+		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	var sb *sandbox.Sandbox
 	if tc.SandboxEnabled() {
@@ -35,7 +38,7 @@ func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log
 			AllowNetwork: tc.ShellSandboxAllowNetwork,
 		}, nil)
 		if err != nil {
-			return fmt.Errorf("tools.shell_sandbox is \"workspace\", but %w; set tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined", err)
+			return nil, fmt.Errorf("tools.shell_sandbox is \"workspace\", but %w; set tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined", err)
 		}
 	}
 	mode := sandbox.ScreenAllowlist
@@ -49,35 +52,40 @@ func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log
 	}
 	scr, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Allow: tc.ShellAllow, Deny: tc.ShellDeny, Workspace: realWS})
 	if err != nil {
-		return fmt.Errorf("tools.shell_allow: %w", err)
+		return nil, fmt.Errorf("tools.shell_allow: %w", err)
 	}
 	approval, err := tools.ParseApprovalMode(tc.ShellApproval)
 	if err != nil {
-		return fmt.Errorf("tools.shell_approval: %w", err)
+		return nil, fmt.Errorf("tools.shell_approval: %w", err)
 	}
-	if err := tools.RegisterShell(reg, &tools.ShellOptions{
+	shell, err := tools.NewShell(&tools.ShellOptions{
 		Workspace: realWS,
 		Sandbox:   sb,
 		Screen:    scr,
 		Approval:  approval,
 		Timeout:   tc.ShellTimeout.Std(),
 		EnvAllow:  tc.ShellEnv,
-	}); err != nil {
-		return fmt.Errorf("shell tool: %w", err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
 	}
+	if err := reg.Register(shell); err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	closeJobs = func() { shell.Close() }
 	if log != nil {
 		log.Debug("shell tool", "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", tc.ShellApproval)
 	}
 
 	if err := reg.Register(tools.NewWebFetch(nil)); err != nil {
-		return fmt.Errorf("web_fetch: %w", err)
+		return nil, fmt.Errorf("web_fetch: %w", err)
 	}
 	backends, err := searchBackends(&tc.Web)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := &tc.Web
-	return tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
+	return closeJobs, tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
 		Backends:        backends,
 		SearchTimeout:   w.SearchTimeout.Std(),
 		CodeTimeout:     w.CodeTimeout.Std(),
