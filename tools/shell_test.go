@@ -360,3 +360,26 @@ func TestShellCloseKillsJobs(t *testing.T) {
 		t.Fatal("the killed job ran to the end")
 	}
 }
+
+func TestShellHasNoTerminal(t *testing.T) {
+	s, ws := newShellT(t, ShellOptions{})
+	s.screen = denyScreen(t, ws)
+	out, err := s.Execute(context.Background(), shellArgsJSON("cat /dev/tty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(out, "exit code: 0") {
+		t.Fatalf("the command could open the terminal: %q", out)
+	}
+	// The shell leads a session of its own (field 6 of /proc/PID/stat is
+	// the session id), so it has no controlling terminal whatever the
+	// parent has.
+	out, err = s.Execute(context.Background(), shellArgsJSON("set -- $(cat /proc/$$/stat); echo $$ $6"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(strings.TrimPrefix(out, "exit code: 0\n"))
+	if len(f) != 2 || f[0] != f[1] {
+		t.Fatalf("the shell is not a session leader: %q", out)
+	}
+}
