@@ -365,7 +365,7 @@ func unwrap(prog string, args []word) (inner []word, ok bool, err error) {
 			}
 			i++
 		}
-		return args[i:]
+		return args[min(i, len(args)):]
 	}
 	switch prog {
 	case "env":
