@@ -58,3 +58,28 @@ func describeNoSandbox(rep sandbox.Report) string {
 	}
 	return rep.Reason
 }
+
+// shellConfinement says, for preflight and status, whether the shell
+// would run confined under cfg on this system and why. It mirrors the
+// decisions registerShellAndWeb makes without building anything.
+func shellConfinement(cfg *config.Config) (confined bool, detail string) {
+	rep := probeSandbox()
+	avail := "no sandbox here: " + rep.Reason
+	if rep.Available {
+		avail = describeSandbox(rep) + " available"
+	}
+	if !cfg.Tools.SandboxEnabled() {
+		return false, fmt.Sprintf("not confined: allowlisted commands only (tools.shell_sandbox is off; %s)", avail)
+	}
+	if !rep.Available {
+		return false, fmt.Sprintf("startup error: tools.shell_sandbox is \"workspace\" but there is %s", avail)
+	}
+	if !cfg.Tools.ShellSandboxAllowNetwork && !rep.CanDenyNetwork {
+		return false, fmt.Sprintf("startup error: %s cannot deny network access; set tools.shell_sandbox_allow_network to true", describeSandbox(rep))
+	}
+	net := "network denied"
+	if cfg.Tools.ShellSandboxAllowNetwork {
+		net = "network allowed"
+	}
+	return true, fmt.Sprintf("confined (%s, %s)", describeSandbox(rep), net)
+}
