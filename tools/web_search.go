@@ -30,8 +30,11 @@ type SearchQuery struct {
 
 // SearchResult is one hit.
 type SearchResult struct {
-	Title   string
-	URL     string
+	// Title is the page title as the backend reported it.
+	Title string
+	// URL is the result's address, unwrapped from any redirect link.
+	URL string
+	// Snippet is a short excerpt; empty when the backend gave none.
 	Snippet string
 }
 
