@@ -69,8 +69,9 @@ func TestSecretsNeverInChildEnvOrLogs(t *testing.T) {
 	for k, v := range secrets {
 		t.Setenv(k, v)
 	}
+	t.Setenv("JOSHBOT_TEST_VISIBLE", "shown-to-child")
 	srv := providertest.NewServer(t)
-	cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellAllow: []string{"env", "ls"}, ShellEnv: []string{"MY_DB_PASSWORD", "OPENAI_API_KEY"}})
+	cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellAllow: []string{"env", "ls"}, ShellEnv: []string{"JOSHBOT_TEST_VISIBLE"}})
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("shell", `{"command":"env"}`)),
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"notes-`+secrets["OPENAI_API_KEY"]+`.txt"}`)),
@@ -81,7 +82,7 @@ func TestSecretsNeverInChildEnvOrLogs(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	childEnv := lastToolResult(t, srv, 1)
-	if !strings.Contains(childEnv, "exit code: 0") || !strings.Contains(childEnv, "PATH=") {
+	if !strings.Contains(childEnv, "exit code: 0") || !strings.Contains(childEnv, "PATH=") || !strings.Contains(childEnv, "JOSHBOT_TEST_VISIBLE=shown-to-child") {
 		t.Fatalf("env did not run: %q", childEnv)
 	}
 	if !strings.Contains(r.stderr, "[REDACTED]") {

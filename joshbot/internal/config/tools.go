@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // Tools configures the dangerous tools: the shell and the web. The zero
@@ -92,6 +94,14 @@ func (t *Tools) validate() error {
 	for _, n := range t.ShellAllow {
 		if n == "" || strings.ContainsAny(n, "/ \t\n;&|$`'\"\\") {
 			return fmt.Errorf("tools.shell_allow entry %q is not a plain program name", n)
+		}
+	}
+	for _, n := range t.ShellEnv {
+		if n == "" || strings.ContainsAny(n, "= \t\n") {
+			return fmt.Errorf("tools.shell_env entry %q is not a variable name", n)
+		}
+		if sandbox.SecretName(n) {
+			return fmt.Errorf("tools.shell_env lists %s, which is named like a credential and is never passed to commands: remove it from tools.shell_env", n)
 		}
 	}
 	if err := checkDuration("tools.shell_timeout", t.ShellTimeout); err != nil {

@@ -26,6 +26,9 @@ func TestToolsValidation(t *testing.T) {
 		{"bad exa url", `{"web":{"exa_url":"ftp://x"}}`, "tools.web.exa_url"},
 		{"sub-second reserve", `{"web":{"finish_reserve":"1ms"}}`, "tools.web.finish_reserve"},
 		{"unknown key", `{"shell_sandbox_allow_net":true}`, "shell_sandbox_allow_net"},
+		{"shell env", `{"shell_env":["JAVA_HOME","EDITOR_STYLE"]}`, ""},
+		{"secret in shell env", `{"shell_env":["JAVA_HOME","OPENAI_API_KEY"]}`, "OPENAI_API_KEY, which is named like a credential"},
+		{"bad shell env", `{"shell_env":["A=B"]}`, "tools.shell_env"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := Load(writeConfig(t, `{"schema_version":1,"tools":`+tt.body+`}`))
