@@ -27,6 +27,7 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -37,6 +38,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	sandboxExec()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -57,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "joshbot: %s\n", err)
+	fmt.Fprintf(stderr, "joshbot: %s\n", redact.String(err.Error()))
 	return 1
 }
 
@@ -117,7 +119,9 @@ func (a *app) setupLogging() error {
 	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	// Every log line passes through redaction: a tool result or an error
+	// can carry a credential, and the log must never hold one verbatim.
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(a.stderr), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
 	return nil
 }

@@ -347,7 +347,10 @@ func binary(t *testing.T) string {
 	return builtBin
 }
 
+// TestMain lets the test binary stand in for joshbot as the sandbox helper,
+// exactly as main does, and removes the binary the tests built.
 func TestMain(m *testing.M) {
+	sandboxExec()
 	code := m.Run()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))

@@ -22,6 +22,8 @@ type wired struct {
 	agent    *agent.Agent
 	sessions *memory.Store
 	memory   *memory.LongTerm
+	// close stops what the tools left running (background shell jobs).
+	close func()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -55,6 +57,10 @@ func (a *app) loadRuntime() (*wired, error) {
 	reg := tools.NewRegistry()
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
+	}
+	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	if err != nil {
+		return nil, err
 	}
 	store, lt, err := openMemory(cfg, home, ws)
 	if err != nil {
@@ -90,7 +96,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt, close: closeTools}, nil
 }
 
 // openMemory opens the session store under home and the long-term memory in
