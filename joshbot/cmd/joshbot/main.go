@@ -64,6 +64,7 @@ type app struct {
 	configPath string
 	logLevel   string
 	log        *slog.Logger
+	wrapTools  toolWrapper // set by serve to report tool progress
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -82,7 +83,7 @@ func (a *app) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.serveCommand())
 	return root
 }
 

@@ -21,6 +21,12 @@ type Config struct {
 	// Providers maps a provider name ("openrouter", "ollama", "custom", ...)
 	// to how to reach it.
 	Providers map[string]Provider `json:"providers"`
+	// API configures `joshbot serve` (see api.go).
+	API API `json:"api,omitzero"`
+	// Embeddings configures POST /v1/embeddings.
+	Embeddings Embeddings `json:"embeddings,omitzero"`
+	// STT configures speech to text.
+	STT STT `json:"stt,omitzero"`
 }
 
 // Agents groups agent settings; only the defaults exist so far.
