@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -119,5 +120,33 @@ func TestOpenAIClient(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("tool result reached the model %d times, want 2", n)
+	}
+}
+
+// TestWebUIChromium logs into the web chat in headless Chromium, chats,
+// reloads, and checks the page for CSP violations and for model output
+// rendered as markup.
+func TestWebUIChromium(t *testing.T) {
+	node := needNode(t)
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("%s is missing; `make test` installs Debian's chromium package", chromium)
+	}
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("read_file", `{"path":"notes.md"}`)),
+		providertest.Text("Your notes say 42."),
+		providertest.Text(`Here it is: <img src=x onerror="window.__pwned=1">`),
+	)
+	cfgPath := serveConfig(t, srv, func(c *config.Config) { c.API.WebUI = true })
+	writeNotes(t, cfgPath, "notes.md", "the answer is 42")
+	s := startServe(t, cfgPath)
+	out := runScript(t, node, "webui_chromium.mjs", s, "CHROMIUM="+chromium)
+	if !strings.Contains(out, "all web UI checks passed") {
+		t.Fatal("the script did not reach its end")
+	}
+	if srv.Pending() != 0 {
+		t.Fatalf("%d scripted replies unused", srv.Pending())
 	}
 }
