@@ -147,17 +147,36 @@ type agentAdapter struct {
 
 type progressKey struct{}
 
+// streamErrorMarker starts the delta with which the agent marks a stream
+// that died after some of the answer was shown.
+const streamErrorMarker = "\n[stream error: "
+
 // Turn implements apiserver.Agent.
 func (ad *agentAdapter) Turn(ctx context.Context, req apiserver.TurnRequest, emit func(apiserver.Event)) (*apiserver.TurnResult, error) {
+	var streamDied string
 	if emit != nil {
 		ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
-			if ev.Delta != "" {
-				emit(apiserver.Event{Delta: ev.Delta})
+			if ev.Delta == "" {
+				return
 			}
+			// The agent keeps text already shown when a stream dies
+			// mid-answer and marks the break with this documented marker,
+			// sent as a delta of its own, and ends the turn. On a terminal
+			// the marker is the report; an API client needs the failure as
+			// a failure, so it is held back and reported in the stream.
+			if marker, ok := strings.CutPrefix(ev.Delta, streamErrorMarker); ok {
+				streamDied = strings.TrimSuffix(marker, "]")
+				return
+			}
+			emit(apiserver.Event{Delta: ev.Delta})
 		})
 		ctx = context.WithValue(ctx, progressKey{}, func(p *apiserver.Progress) { emit(apiserver.Event{Progress: p}) })
 	}
 	reply, err := ad.agent.Process(ctx, agent.Request{SessionKey: req.SessionKey, Text: req.Text, Channel: "api", ChatID: req.User})
+	if err == nil && streamDied != "" {
+		return nil, &apiserver.Error{Status: http.StatusBadGateway,
+			Message: fmt.Sprintf("LLM provider %s: the stream ended unexpectedly mid-answer", ad.provider), Err: errors.New(streamDied)}
+	}
 	if err != nil {
 		if errors.Is(err, agent.ErrIterationLimit) && reply != nil {
 			// The agent explains where it stopped and saved its work;

@@ -262,3 +262,22 @@ func TestServeFailureAfterStreamingStarted(t *testing.T) {
 		t.Fatalf("the failure is not reported in the stream:\n%s", body)
 	}
 }
+
+// TestServeStreamDeathMidAnswer: the provider's stream dies after some
+// text. The agent keeps that text and marks the break; the API must report
+// the failure in the stream, not end it with finish_reason "stop".
+func TestServeStreamDeathMidAnswer(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "one two three four five six", Chunks: 4, DieAfterChunks: 3})
+	s := startServe(t, serveConfig(t, srv, nil))
+	resp := s.post(t, "/v1/chat/completions", serveKey, `{"stream":true,"user":"cut","messages":[{"role":"user","content":"hi"}]}`)
+	body := readAll(t, resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"content":"one `) {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	if strings.Contains(body, `"finish_reason":"stop"`) || strings.Contains(body, "[DONE]") || strings.Contains(body, "[stream error") ||
+		!strings.Contains(body, `"error"`) || !strings.Contains(body, "ended unexpectedly mid-answer") {
+		t.Fatalf("a dead stream was not reported as a failure:\n%s", body)
+	}
+}
