@@ -109,6 +109,10 @@ try {
     assert.equal(await page.locator("#transcript img").count(), 0, "no element was created from model output");
     await page.waitForTimeout(200);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    if (process.env.SCREENSHOT) {
+      // For a person checking how the page looks: SCREENSHOT=/tmp/chat.png.
+      await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
+    }
   });
 
   await step("the transcript survives a reload", async () => {
