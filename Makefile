@@ -30,11 +30,12 @@ test-standalone:
 	@set -e; for m in $(MODULES); do echo "== GOWORK=off $$m"; (cd $$m && GOWORK=off $(GO) test -count=1 -short ./...); done
 
 ## test-clients-deps: the real clients the API tests drive: the openai and playwright-core npm
-## packages from apiserver/testdata/js's lock file, and Debian's chromium when it is missing.
+## packages from apiserver/testdata/js's lock file, and Debian's chromium when it is missing
+## (CHROMIUM=/path/to/chrome uses another build instead).
 .PHONY: test-clients-deps
 API_JS := apiserver/testdata/js
 test-clients-deps: $(API_JS)/node_modules/.installed
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ -z "$$CHROMIUM" ] && [ ! -x /usr/bin/chromium ]; then \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	fi
