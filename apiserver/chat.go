@@ -169,6 +169,7 @@ func errorType(status int) string {
 // answered with a plain error status.
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
 	st := newStream(w, s.now(), includeUsage)
+	defer st.done()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	res, err := s.agent.Turn(ctx, turn, func(ev Event) {

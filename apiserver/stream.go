@@ -78,6 +78,15 @@ func (s *stream) send(frame []byte) error {
 	return s.rc.Flush()
 }
 
+// done clears the write deadline the stream set: without a server-wide
+// WriteTimeout nothing else resets it, and a kept-alive connection would
+// carry it into its next response.
+func (s *stream) done() {
+	if s.started {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
 func (s *stream) data(v any) error {
 	s.buf.Reset()
 	s.buf.WriteString("data: ")
