@@ -83,7 +83,8 @@ type app struct {
 	profile string
 	// health is shared by every provider chain of the process, so all
 	// conversations learn from one another's failures.
-	health *providers.Health
+	health    *providers.Health
+	wrapTools toolWrapper // set by serve to report tool progress
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -108,7 +109,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand())
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	return root

@@ -24,7 +24,7 @@ import (
 
 // clearProviderEnv hides any real credentials of the machine running the
 // tests, so detection sees only what a test sets.
-func clearProviderEnv(t *testing.T) {
+func clearProviderEnv(t testing.TB) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {

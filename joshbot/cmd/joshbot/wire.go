@@ -72,6 +72,11 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
+	if a.wrapTools != nil {
+		if reg, err = a.wrapTools(reg); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+	}
 	d := cfg.Agents.Defaults
 	ag, err := agent.New(&agent.Options{
 		Provider:         chain,

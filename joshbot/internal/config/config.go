@@ -40,6 +40,8 @@ type Config struct {
 	// Embeddings serves vectors through a configured provider; zero means
 	// no embeddings.
 	Embeddings Service `json:"embeddings,omitzero"`
+	// API configures `joshbot serve` (see api.go).
+	API API `json:"api,omitzero"`
 	// Tools configures the shell and web tools.
 	Tools Tools `json:"tools"`
 
