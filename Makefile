@@ -10,9 +10,16 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 
 .PHONY: test fmt-check vet test-race test-standalone test-short bench bench-go build cross release
+.PHONY: mcp-servers
 
 ## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
-test: fmt-check vet test-race test-standalone cross
+test: mcp-servers fmt-check vet test-race test-standalone cross
+
+## mcp-servers: install the real MCP servers the integration tests run, from the npm
+## registry with the committed lock file (needs node and npm).
+MCP_NPM_DIR := mcpclient/testdata/npm
+mcp-servers:
+	cd $(MCP_NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 ## fmt-check: fail when any Go file is not gofmt-formatted.
 fmt-check:

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,7 +18,7 @@ import (
 // The rule is the one web_fetch applies; it lives here too because this
 // module may not import tools. The two should share one implementation once
 // one module can hold it for both.
-var ErrPrivateAddress = fmt.Errorf("address is not public")
+var ErrPrivateAddress = errors.New("address is not public")
 
 // nonPublic are the ranges netip's predicates do not already cover.
 var nonPublic = []netip.Prefix{

@@ -2,14 +2,13 @@ package mcpclient
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 )
 
 // ErrMessageTooLarge is the reason a connection was killed when its server
 // sent a single message over [MaxMessage] bytes.
-var ErrMessageTooLarge = fmt.Errorf("server sent a message over %d MiB", MaxMessage>>20)
+var ErrMessageTooLarge = errors.New("server sent a message over 4 MiB")
 
 // frameMode says what counts as one message on a stream.
 type frameMode int

@@ -33,6 +33,7 @@ func (a *app) agentCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer rt.Close()
 			if cmd.Flags().Changed("message") {
 				if strings.TrimSpace(message) == "" {
 					return errors.New("-m/--message is empty: give the text to send")

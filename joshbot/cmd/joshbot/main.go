@@ -17,8 +17,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +34,12 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// SIGTERM cancels the command's context instead of killing the process,
+	// so MCP server processes are stopped and reaped on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run executes the command line args and returns the exit code. It is main
@@ -83,6 +90,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
+	root.AddCommand(a.mcpCommand())
 	return root
 }
 

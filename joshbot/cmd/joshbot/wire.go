@@ -7,6 +7,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/tools"
@@ -18,6 +19,17 @@ type wired struct {
 	home     string
 	endpoint *config.Endpoint
 	agent    *agent.Agent
+	// mcp owns the MCP server processes; nil when none is enabled.
+	mcp *mcpclient.Manager
+}
+
+// Close stops and reaps every MCP server process. It is safe to call on a
+// nil *wired and more than once.
+func (w *wired) Close() error {
+	if w == nil || w.mcp == nil {
+		return nil
+	}
+	return w.mcp.Close()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -59,6 +71,10 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	mcpm, err := startMCP(cfg, home, reg, a.log)
+	if err != nil {
+		return nil, err
+	}
 	d := cfg.Agents.Defaults
 	ag, err := agent.New(&agent.Options{
 		Provider:         client,
@@ -75,7 +91,10 @@ func (a *app) loadRuntime() (*wired, error) {
 		Logger:           a.log,
 	})
 	if err != nil {
+		if mcpm != nil {
+			mcpm.Close()
+		}
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, mcp: mcpm}, nil
 }

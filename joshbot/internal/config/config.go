@@ -21,6 +21,8 @@ type Config struct {
 	// Providers maps a provider name ("openrouter", "ollama", "custom", ...)
 	// to how to reach it.
 	Providers map[string]Provider `json:"providers"`
+	// MCP declares Model Context Protocol servers; see [MCP].
+	MCP MCP `json:"mcp,omitzero"`
 }
 
 // Agents groups agent settings; only the defaults exist so far.

@@ -171,6 +171,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := c.validateMCP(); err != nil {
+		return err
+	}
 	return nil
 }
 
