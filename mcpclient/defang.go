@@ -37,18 +37,28 @@ var envelopeTags = []string{
 // text by replacing each tag's "<" with "&lt;". Everything else is left as
 // it is. Defang is safe for concurrent use.
 func Defang(s string) string {
-	if !strings.Contains(s, "<") {
+	var b strings.Builder
+	start := 0 // s[start:i] is copied when a tag is found
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		if isEnvelopeTag(s[i+1:]) {
+			if b.Len() == 0 {
+				b.Grow(len(s) + 16)
+			}
+			b.WriteString(s[start:i])
+			b.WriteString("&lt;")
+			start = i + 1
+		}
+		i++
+	}
+	if start == 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '<' && isEnvelopeTag(s[i+1:]) {
-			b.WriteString("&lt;")
-			continue
-		}
-		b.WriteByte(s[i])
-	}
+	b.WriteString(s[start:])
 	return b.String()
 }
 
@@ -108,7 +118,11 @@ func modelDescription(server, desc string) string {
 // it cannot close the fence or open a section of joshbot's prompt, capped at
 // [MaxResult] characters with a visible marker.
 func fence(server, tool, text string, isError bool) string {
-	body, cut := capChars(Defang(text), MaxResult)
+	// Only the part that can be shown is defanged: a tag cut in half by the
+	// cap is no tag, and the rest never reaches the model.
+	head, rest := capChars(text, MaxResult+64)
+	body, cut := capChars(Defang(head), MaxResult)
+	cut += rest
 	var b strings.Builder
 	kind := "result"
 	if isError {

@@ -268,6 +268,9 @@ type server struct {
 	checking chan struct{} // non-nil while a tools/list_changed is verified
 	again    bool          // another tools/list_changed came during a check
 	gen      int
+	// early is the gen of a connection that announced a tools change
+	// before it was adopted; adopting it re-checks at once.
+	early    int
 	restarts int
 	closing  bool
 }
@@ -367,6 +370,9 @@ func (s *server) adopt(a *attempt, st State, reason string) bool {
 		return false
 	}
 	s.cur, s.state, s.reason = a, st, reason
+	if s.early == a.gen {
+		s.startCheck(a)
+	}
 	s.m.bg.Add(1)
 	go func() {
 		defer s.m.bg.Done()
@@ -601,15 +607,26 @@ func (s *server) revokeChanged(a *attempt, man Manifest, when string) {
 func (s *server) listChanged(gen int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing || s.cur == nil || s.cur.gen != gen || s.state != StateTrusted {
+	if s.closing {
 		return
 	}
+	if s.cur == nil && gen == s.gen {
+		s.early = gen // the connection is still being set up
+		return
+	}
+	if s.cur == nil || s.cur.gen != gen || s.state != StateTrusted {
+		return
+	}
+	s.startCheck(s.cur)
+}
+
+// startCheck re-reads a's tool list in the background; s.mu is held.
+func (s *server) startCheck(a *attempt) {
 	if s.checking != nil {
 		s.again = true
 		return
 	}
 	s.checking = make(chan struct{})
-	a := s.cur
 	s.m.bg.Add(1)
 	go func() {
 		defer s.m.bg.Done()
@@ -672,7 +689,10 @@ func (s *server) shutdown() {
 	s.closing = true
 	a := s.cur
 	s.cur = nil
-	s.state, s.reason = StateStopped, "joshbot stopped it"
+	if s.state == StateTrusted || s.state == StateRestarting {
+		// Other states keep their reason: it is what the operator needs.
+		s.state, s.reason = StateStopped, "joshbot stopped it"
+	}
 	s.mu.Unlock()
 	if a != nil {
 		a.close()

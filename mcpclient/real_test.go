@@ -3,9 +3,11 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +34,7 @@ func npmServer(t *testing.T, bin string) string {
 func TestRealEverythingServer(t *testing.T) {
 	bin := npmServer(t, "mcp-server-everything")
 	environ := append(os.Environ(), "OPENAI_API_KEY=sk-must-not-leak", "MY_DB_PASSWORD=hunter2")
-	m, _ := startTrusted(t, &Options{Environ: environ}, Server{Name: "everything", Command: bin, CallTimeout: 1500 * time.Millisecond})
+	m, _ := startTrusted(t, &Options{Environ: environ}, Server{Name: "everything", Command: bin, CallTimeout: 3 * time.Second})
 	st := statusOf(m, "everything")
 	if st.State != StateTrusted || len(st.Tools) < 5 {
 		t.Fatalf("%+v", st)
@@ -60,7 +62,7 @@ func TestRealEverythingServer(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = toolByName(t, m, "mcp__everything__trigger-long-running-operation").Execute(ctx, json.RawMessage(`{"duration":20,"steps":4}`))
-	if err == nil || !strings.Contains(err.Error(), "no answer within 1.5s") {
+	if err == nil || !strings.Contains(err.Error(), "no answer within 3s") {
 		t.Fatalf("long-running operation: %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -105,5 +107,50 @@ func TestRealManifestChangeRevokes(t *testing.T) {
 	}
 	if v, _, _ := store.Check("srv", st.ApprovedSHA256); v != Revoked {
 		t.Fatalf("approval of the old manifest still stands: %v", v)
+	}
+}
+
+func TestRealEverythingServerOverStreamableHTTP(t *testing.T) {
+	bin := npmServer(t, "mcp-server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never listened on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	url := "http://" + addr + "/mcp"
+
+	refused := NewManager(nil)
+	refused.Start(context.Background(), []Server{{Name: "web", URL: url}})
+	refused.Close()
+	if st := statusOf(refused, "web"); st.State != StateFailed || !strings.Contains(st.Reason, "not public") {
+		t.Fatalf("loopback without allow_private: %+v", st)
+	}
+
+	m, _ := startTrusted(t, nil, Server{Name: "web", URL: url, AllowPrivate: true})
+	out, err := toolByName(t, m, "mcp__web__echo").Execute(context.Background(), json.RawMessage(`{"message":"over streamable http"}`))
+	if err != nil || !strings.Contains(out, "Echo: over streamable http") {
+		t.Fatalf("%q %v", out, err)
 	}
 }
