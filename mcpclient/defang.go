@@ -111,6 +111,9 @@ func modelDescription(server, desc string) string {
 	if cut > 0 {
 		d += fmt.Sprintf(" [description truncated: %d more characters]", cut)
 	}
+	if d == "" {
+		return fmt.Sprintf("[from MCP server %q]", server)
+	}
 	return fmt.Sprintf("[from MCP server %q] %s", server, d)
 }
 

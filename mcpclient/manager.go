@@ -591,7 +591,10 @@ func (s *server) revokeChanged(a *attempt, man Manifest, when string) {
 	d := diff(s.manifest, man)
 	s.state = StateRevoked
 	s.reason = fmt.Sprintf("its tools changed %s (%s); approval revoked: read `joshbot mcp list`, then run `joshbot mcp trust %s`", when, d, s.cfg.Name)
+	// Status shows what the server advertises now, beside what was approved.
 	s.approved = s.hash
+	s.manifest, s.hash = man, h
+	s.views, s.tools = s.buildTools(man)
 	s.cur = nil
 	s.mu.Unlock()
 	if err := s.m.trust.Revoke(s.cfg.Name, h); err != nil {

@@ -270,3 +270,23 @@ func TestBinaryReapsMCPServersOnSignal(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPListWithoutServers(t *testing.T) {
+	clearProviderEnv(t)
+	cfgPath := scriptedConfig(t, providertest.NewServer(t))
+	r := runCLI(t, "", "--config", cfgPath, "mcp", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "No MCP servers are declared") {
+		t.Fatalf("%+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "mcp", "list", "--output", "json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if s, ok := doc["servers"].([]any); !ok || len(s) != 0 {
+		t.Fatalf("servers = %#v, want an empty list", doc["servers"])
+	}
+	if r = runCLI(t, "", "--config", cfgPath, "mcp", "untrust", "ghost"); r.code != 0 || !strings.Contains(r.stdout, "ghost was not trusted") {
+		t.Fatalf("%+v", r)
+	}
+}
