@@ -526,3 +526,59 @@ func TestRestartWithChangedManifestRevokes(t *testing.T) {
 		t.Fatalf("store: %v", v)
 	}
 }
+
+func TestCloseDuringStartReapsEverything(t *testing.T) {
+	dir := t.TempDir()
+	m := NewManager(&Options{HandshakeTimeout: 30 * time.Second})
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		m.Start(context.Background(), []Server{selfServer(t, "mute", "silent", map[string]string{"MCPTEST_PIDDIR": dir})})
+	}()
+	// The silent server never finishes its handshake; wait until it runs.
+	exe, _ := os.Executable()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, k := range childPids(os.Getpid()) {
+			if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", k)); target == exe {
+				pid = k
+			}
+		}
+	}
+	if pid == 0 {
+		t.Skip("could not find the server process in /proc")
+	}
+	start := time.Now()
+	m.Close()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Close took %s", d)
+	}
+	if !gone(pid) {
+		t.Fatalf("server %d outlived Close", pid)
+	}
+	<-started
+	if st := statusOf(m, "mute"); st.State == StateTrusted {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// childPids lists the pids whose parent is pid, from /proc.
+func childPids(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

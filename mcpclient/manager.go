@@ -146,12 +146,19 @@ func (m *Manager) Start(ctx context.Context, decls []Server) error {
 		fresh[i] = &server{m: m, cfg: d, state: StateFailed, reason: "starting"}
 	}
 	m.servers = append(m.servers, fresh...)
+	// Close waits for these too, so no process it did not see can outlive it.
+	m.bg.Add(len(fresh))
 	m.mu.Unlock()
 
+	// Close cancels connections still being set up.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(m.ctx, cancel)()
 	var wg sync.WaitGroup
 	for _, s := range fresh {
 		wg.Add(1)
 		go func() {
+			defer m.bg.Done()
 			defer wg.Done()
 			s.start(ctx)
 		}()
