@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -289,9 +293,17 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 		Trust:  mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
 		Logger: log,
 	})
-	if err := m.Start(context.Background(), decls); err != nil {
+	// Ctrl-C or SIGTERM while servers start (up to 15 s) stops them all
+	// and reaps them, rather than killing joshbot under them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := m.Start(ctx, decls); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("config mcp: %w", err)
+	}
+	if ctx.Err() != nil {
+		m.Close()
+		return nil, errors.New("interrupted while starting the MCP servers")
 	}
 	for _, t := range m.Tools() {
 		if err := reg.Register(t); err != nil {

@@ -290,3 +290,48 @@ func TestMCPListWithoutServers(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestBinaryInterruptedWhileServersStart(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc to find the server processes")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep program to stand in for a server that never answers")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	cfgPath := scriptedConfig(t, providertest.NewServer(t))
+	// A "server" that never answers its handshake holds startup for 15 s.
+	withMCP(t, cfgPath, map[string]config.MCPServer{"mute": {Command: sleep, Args: []string{"600"}}})
+	cmd := exec.Command(bin, "--config", cfgPath, "agent", "-m", "hi")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var kids []int
+	for deadline := time.Now().Add(10 * time.Second); len(kids) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		kids = children(cmd.Process.Pid)
+	}
+	if len(kids) == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the server was never started")
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("joshbot took %s to stop", d)
+	}
+	if err == nil || !strings.Contains(stderr.String(), "interrupted while starting the MCP servers") {
+		t.Fatalf("exit %v, stderr %q", err, stderr.String())
+	}
+	for _, k := range kids {
+		if err := syscall.Kill(k, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("server process %d survived", k)
+		}
+	}
+}
