@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -212,11 +213,13 @@ func inspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustS
 		if st, ok := got[n]; ok {
 			row.Status = st
 		} else {
-			row.Status = mcpclient.Status{Name: n, State: "disabled", Reason: fmt.Sprintf("mcp.servers.%s.enabled is false", n), Tools: []mcpclient.ToolStatus{}}
+			transport := "stdio"
+			if s.URL != "" {
+				transport = "http"
+			}
+			row.Status = mcpclient.Status{Name: n, Transport: transport, State: "disabled", Reason: fmt.Sprintf("mcp.servers.%s.enabled is false", n), Tools: []mcpclient.ToolStatus{}}
 		}
-		if row.Transport == "" {
-			row.Transport = map[bool]string{true: "http", false: "stdio"}[s.URL != ""]
-		}
+		slices.Sort(row.EnvNames)
 		doc.Servers = append(doc.Servers, row)
 	}
 	return doc, nil
