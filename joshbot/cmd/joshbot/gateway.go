@@ -46,6 +46,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	if err != nil {
 		return err
 	}
+	defer rt.Close()
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err
