@@ -71,6 +71,48 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// The fields below are the growth hooks: slash commands, per-session
+	// preferences, loop safety, incidents and subagents (see extend.go).
+
+	// RepeatLimit is how many identical tool calls in a row run before the
+	// next one is refused; zero means DefaultRepeatLimit, negative disables
+	// the check.
+	RepeatLimit int
+	// Prefs stores each session's /model, /personality and /agent choices;
+	// nil keeps them in memory only, lost on restart.
+	Prefs SessionPrefs
+	// ModelChoices are the models a bare /model offers; the configured
+	// model is always offered first.
+	ModelChoices []string
+	// SaveGlobalModel persists /model <name> --global as the config
+	// default; nil means --global is refused with an explanation.
+	SaveGlobalModel func(ctx context.Context, model string) error
+	// Personalities adds to or replaces the built-in personalities, by
+	// name; the text goes into the prompt. Nil means the built-in ones.
+	Personalities map[string]string
+	// Profiles are the named agent profiles /agent and the delegate tool
+	// pick from; nil means none.
+	Profiles map[string]Profile
+	// Compact summarizes a session on /compact and returns a line for the
+	// user; nil means /compact answers that compaction is not available.
+	Compact func(ctx context.Context, sessionKey string) (string, error)
+	// ProviderStatus adds provider health lines to /status; nil adds none.
+	ProviderStatus func() []string
+	// Incidents records turn failures; nil records none.
+	Incidents IncidentRecorder
+	// Skills supplies skill summaries for the prompt; nil means none.
+	Skills SkillSummaries
+	// MaxSubagentDepth is how deep subagents may nest: 1 lets the main
+	// agent spawn subagents that cannot spawn again. Zero means 1; negative
+	// disables subagents.
+	MaxSubagentDepth int
+	// SubagentMaxIterations bounds one subagent's model calls; zero means
+	// DefaultSubagentIterations.
+	SubagentMaxIterations int
+	// OnTurn, when set, is called after every completed turn with the
+	// names of the tools it called, in order (used by skill detection).
+	OnTurn func(sessionKey string, toolNames []string)
 }
 
 // Agent runs turns. It is safe for concurrent use: turns on different
@@ -91,6 +133,7 @@ type Agent struct {
 	log           *slog.Logger
 	now           func() time.Time
 	files         fileCache
+	ext           extension
 }
 
 // New checks opts and returns an Agent.
@@ -138,6 +181,7 @@ func New(opts *Options) (*Agent, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.ext.init(opts)
 	return a, nil
 }
 
@@ -164,6 +208,9 @@ type Reply struct {
 	ToolCalls int
 	// Usage sums the token usage the provider reported.
 	Usage providers.Usage
+	// Choices are the options a bare /model, /personality or /agent
+	// offers, for a channel to render as buttons; nil for other replies.
+	Choices []Choice
 }
 
 // Process runs one turn: it saves the user's message, runs the ReAct loop,
@@ -175,6 +222,9 @@ type Reply struct {
 func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if reply, handled := a.command(ctx, &req); handled {
+		return reply, nil
 	}
 	unlock := a.sessions.Lock(req.SessionKey)
 	defer unlock()
@@ -189,19 +239,27 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
 	}
 
+	setup, err := a.turnSetup(&req)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	system, err := a.systemPrompt(&req, now)
 	if err != nil {
 		return nil, fmt.Errorf("agent: build prompt: %w", err)
 	}
+	system += setup.prompt
 
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
+	ctx = a.turnContext(ctx, &req)
 
 	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
+	setup.apply(t)
 	reply, runErr := t.run(ctx, system)
 	if t.sink != nil {
 		t.sink(StreamEvent{Done: true})
 	}
+	a.afterTurn(ctx, &req, t, reply, runErr)
 	if err := a.sessions.Save(sess); err != nil {
 		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
 		if runErr == nil {
@@ -218,6 +276,18 @@ type turn struct {
 	sink Sink
 	// streamed is true once any text reached the sink this turn.
 	streamed bool
+	// model is the model asked this turn; empty means a.model.
+	model string
+	// maxIterations overrides a.maxIterations when positive.
+	maxIterations int
+	// allowed, when non-nil, limits the tools offered and run to its keys.
+	allowed map[string]bool
+	guard   loopGuard
+	steps   stepLog
+	// streamDied is set when a stream broke after text was shown.
+	streamDied error
+	// providerFailed is set when the provider call ended the turn.
+	providerFailed bool
 }
 
 func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
@@ -225,7 +295,15 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	reply := &Reply{}
 	var defs []providers.ToolDefinition
 	if a.tools != nil {
-		defs = toProviderTools(a.tools.Definitions())
+		defs = toProviderTools(t.filterDefs(ctx, a.tools.Definitions()))
+	}
+	model := a.model
+	if t.model != "" {
+		model = t.model
+	}
+	maxIterations := a.maxIterations
+	if t.maxIterations > 0 {
+		maxIterations = t.maxIterations
 	}
 	history := window(t.sess.Messages, a.historyLimit)
 	msgs := make([]providers.Message, 0, len(history)+8)
@@ -234,10 +312,10 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		msgs = append(msgs, toProviderMessage(&history[i]))
 	}
 
-	for reply.Iterations < a.maxIterations {
+	for reply.Iterations < maxIterations {
 		reply.Iterations++
 		req := &providers.Request{
-			Model:       a.model,
+			Model:       model,
 			Messages:    msgs,
 			Tools:       defs,
 			Temperature: a.temperature,
@@ -245,11 +323,20 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		}
 		resp, err := t.ask(ctx, req)
 		if err != nil {
+			t.providerFailed = true
 			return t.fail(ctx, reply, err)
 		}
 		addUsage(&reply.Usage, resp.Usage)
 		msg := resp.Message
 		msg.Role = providers.RoleAssistant
+		if len(msg.ToolCalls) == 0 && msg.Content != "" {
+			if calls := parseTextToolCalls(msg.Content, t.knownTool); calls != nil {
+				msg.ToolCalls, msg.Content = calls, ""
+			}
+		}
+		if len(msg.ToolCalls) > 0 && msg.Content != "" {
+			t.steps.lastSay = msg.Content
+		}
 		for i := range msg.ToolCalls {
 			// Some local models omit ids; the tool result must still pair
 			// with its call or the next request is refused.
@@ -272,7 +359,12 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				t.skip(msg.ToolCalls[i:], "the turn ended before it ran")
 				return t.fail(ctx, reply, ctx.Err())
 			}
-			out := t.execute(ctx, call)
+			out := t.guard.check(call.Function.Name, call.Function.Arguments)
+			refused := out != ""
+			if !refused {
+				out = t.execute(ctx, call)
+			}
+			t.steps.add(call.Function.Name, refused)
 			reply.ToolCalls++
 			res := providers.Message{Role: providers.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: out}
 			msgs = append(msgs, res)
@@ -280,8 +372,8 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		}
 	}
 	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by agents.defaults.max_tool_iterations. "+
-		"I ran %d tool calls; what I did so far is saved. Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls)
-	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, a.maxIterations)
+		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls, t.steps.summary())
+	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, maxIterations)
 }
 
 // fail turns an error that ended the turn into the reply the user sees.
@@ -338,6 +430,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	if delivered && resp != nil && ctx.Err() == nil {
 		// Text already shown cannot be taken back; mark the break visibly
 		// and keep what arrived.
+		t.streamDied = err
 		marker := fmt.Sprintf("\n[stream error: %s]", oneLine(err.Error()))
 		t.sink(StreamEvent{Delta: marker})
 		resp.Message.Content += marker
@@ -354,6 +447,9 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 	name := call.Function.Name
 	if t.a.tools == nil {
 		return fmt.Sprintf("Error: no tools are available; %q cannot be called.", name)
+	}
+	if t.allowed != nil && !t.allowed[name] {
+		return fmt.Sprintf("Error: tool %q is not available to this agent profile.", name)
 	}
 	defer func() {
 		if r := recover(); r != nil {
