@@ -18,6 +18,7 @@ type wired struct {
 	home     string
 	endpoint *config.Endpoint
 	agent    *agent.Agent
+	extras   *extras
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -60,7 +61,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		return nil, err
 	}
 	d := cfg.Agents.Defaults
-	ag, err := agent.New(&agent.Options{
+	opts := &agent.Options{
 		Provider:         client,
 		ProviderName:     ep.Provider,
 		Model:            ep.Model,
@@ -73,9 +74,14 @@ func (a *app) loadRuntime() (*wired, error) {
 		MaxTokens:        d.MaxTokens,
 		DisableStreaming: !d.Streaming,
 		Logger:           a.log,
-	})
+	}
+	ex, err := a.extendRuntime(cfgPath, home, cfg, reg, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag}, nil
+	ag, err := agent.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex}, nil
 }

@@ -171,7 +171,7 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return c.validateAgentExtras()
 }
 
 // checkDuration refuses a nonzero duration under a second: it is certainly a

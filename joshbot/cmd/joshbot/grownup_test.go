@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+func TestModelCommandPersistsAcrossRunsPerSession(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:a", "-m", "/model picked-model"); r.code != 0 || !strings.Contains(r.stdout, "picked-model") {
+		t.Fatalf("%+v", r)
+	}
+	srv.Enqueue(providertest.Text("one"), providertest.Text("two"))
+	runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:a", "-m", "hi")
+	runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:b", "-m", "hi")
+	reqs := srv.Requests()
+	if reqs[0].Model != "picked-model" || reqs[1].Model != "scripted-model" {
+		t.Fatalf("models: %q %q", reqs[0].Model, reqs[1].Model)
+	}
+
+	// --global rewrites the config default and nothing else.
+	t.Setenv("JOSHBOT_SECRET_TEST_KEY", "sk-should-never-be-written")
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:b", "-m", "/model global-model --global"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil || cfg.Agents.Defaults.Model != "global-model" {
+		t.Fatalf("config after --global: %v %+v", err, cfg)
+	}
+	if raw, _ := os.ReadFile(cfgPath); strings.Contains(string(raw), "sk-should") {
+		t.Fatal("environment leaked into config")
+	}
+}
+
+func TestIncidentsCommandsAndStatusLine(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	home := filepath.Dir(cfgPath)
+	if r := runCLI(t, "", "--config", cfgPath, "status"); r.code != 0 || strings.Contains(r.stdout, "Incidents:") || !strings.Contains(r.stdout, "Model: scripted-model") {
+		t.Fatalf("status before: %+v", r)
+	}
+	srv.Enqueue(providertest.Error(500, "kaput"))
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi"); r.code != 1 {
+		t.Fatalf("%+v", r)
+	}
+	r := runCLI(t, "", "--config", cfgPath, "status")
+	if !strings.Contains(r.stdout, "Incidents: 1 in the last 24h (1 llm_failure)") {
+		t.Fatalf("status: %+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "incidents", "list", "--json")
+	var incs []agent.Incident
+	if err := json.Unmarshal([]byte(r.stdout), &incs); err != nil || len(incs) != 1 || incs[0].Kind != "llm_failure" || !strings.Contains(incs[0].Error, "kaput") {
+		t.Fatalf("list: %v %+v", err, r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "summary"); !strings.Contains(r.stdout, "llm_failure") || !strings.Contains(r.stdout, "1 in 24h") {
+		t.Fatalf("summary: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "clear"); r.code == 0 || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("clear without terminal: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "clear", "--force"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "list"); !strings.Contains(r.stdout, "No incidents") {
+		t.Fatalf("after clear: %+v", r)
+	}
+
+	// heal_timeouts: two recent timeouts raise the next start by a minute.
+	log, _ := agent.OpenIncidentLog(filepath.Join(home, incidentsFile), nil)
+	for i := 0; i < 2; i++ {
+		log.Record(agent.Incident{Time: time.Now().Add(-time.Hour), Kind: agent.IncidentTurnTimeout})
+	}
+	cfg, _ := config.Load(cfgPath)
+	cfg.Agents.Defaults.HealTimeouts = "bump"
+	config.Save(cfgPath, cfg)
+	if r := runCLI(t, "", "--config", cfgPath, "status"); !strings.Contains(r.stdout, "next start: 3m0s") {
+		t.Fatalf("heal: %+v", r)
+	}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/prefs"
+	"github.com/joshbot/joshbot/tools"
+)
+
+// State files under the joshbot home that the grown-up agent keeps.
+const (
+	incidentsFile    = "incidents.jsonl"
+	sessionPrefsFile = "session_prefs.json"
+)
+
+// extras are the parts wired beside the agent that commands other than a
+// conversation also read (status, incidents).
+type extras struct {
+	incidents *agent.IncidentLog
+	// healed is how much heal_timeouts added to the turn timeout.
+	healed time.Duration
+}
+
+// openIncidents opens the incident log under home.
+func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
+	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log})
+}
+
+// extendRuntime fills the agent options for slash commands, session
+// preferences, incidents, timeout healing, profiles and subagents, and
+// registers the subagent tools on reg.
+func (a *app) extendRuntime(cfgPath, home string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
+	d := cfg.Agents.Defaults
+	ex := &extras{}
+	inc, err := a.openIncidents(home)
+	if err != nil {
+		return nil, err
+	}
+	ex.incidents = inc
+	opts.Incidents = inc
+	if d.HealTimeouts == "bump" {
+		base := opts.Timeout
+		if base <= 0 {
+			base = agent.DefaultTimeout
+		}
+		healed := agent.HealedTimeout(base, inc, time.Now())
+		if healed != base {
+			ex.healed = healed - base
+			a.log.Info("turn timeout raised after recent timeouts (agents.defaults.heal_timeouts)", "base", base, "timeout", healed)
+		}
+		opts.Timeout = healed
+	}
+	p, err := prefs.Open(filepath.Join(home, sessionPrefsFile))
+	if err != nil {
+		return nil, err
+	}
+	opts.Prefs = p
+	opts.RepeatLimit = d.RepeatLimit
+	opts.MaxSubagentDepth = d.MaxSubagentDepth
+	opts.SaveGlobalModel = func(_ context.Context, model string) error {
+		return saveDefaultModel(cfgPath, model)
+	}
+	if len(cfg.Agents.Profiles) > 0 {
+		opts.Profiles = make(map[string]agent.Profile, len(cfg.Agents.Profiles))
+		descs := make(map[string]string, len(cfg.Agents.Profiles))
+		for n, pr := range cfg.Agents.Profiles {
+			opts.Profiles[n] = agent.Profile{Description: pr.Description, Model: pr.Model, Tools: pr.Tools, Prompt: pr.Prompt, MaxIterations: pr.MaxIterations}
+			descs[n] = pr.Description
+			if descs[n] == "" {
+				descs[n] = "no description"
+			}
+			if pr.Model != "" {
+				opts.ModelChoices = append(opts.ModelChoices, pr.Model)
+			}
+		}
+		sort.Strings(opts.ModelChoices)
+		if d.MaxSubagentDepth >= 0 {
+			if err := tools.RegisterSubagents(reg, &tools.SubagentOptions{Profiles: descs}); err != nil {
+				return nil, err
+			}
+		}
+	} else if d.MaxSubagentDepth >= 0 {
+		if err := tools.RegisterSubagents(reg, nil); err != nil {
+			return nil, err
+		}
+	}
+	return ex, nil
+}
+
+// saveDefaultModel rewrites agents.defaults.model in the config file and
+// nothing else. It edits the file's own JSON rather than saving the loaded
+// Config, which carries environment overrides and credentials resolved from
+// api_key_env that must never be written to disk.
+func saveDefaultModel(cfgPath, model string) error {
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", tildePath(cfgPath), err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("config %s does not parse: %w", tildePath(cfgPath), err)
+	}
+	agents, _ := doc["agents"].(map[string]any)
+	if agents == nil {
+		agents = map[string]any{}
+		doc["agents"] = agents
+	}
+	defaults, _ := agents["defaults"].(map[string]any)
+	if defaults == nil {
+		defaults = map[string]any{}
+		agents["defaults"] = defaults
+	}
+	defaults["model"] = model
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := config.WriteFileAtomic(cfgPath, append(out, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
