@@ -16,7 +16,9 @@ func TestValidateAgentExtras(t *testing.T) {
 		{"bad heal", func(c *Config) { c.Agents.Defaults.HealTimeouts = "yes" }, "agents.defaults.heal_timeouts"},
 		{"bad repeat", func(c *Config) { c.Agents.Defaults.RepeatLimit = -5 }, "agents.defaults.repeat_limit"},
 		{"bad depth", func(c *Config) { c.Agents.Defaults.MaxSubagentDepth = 9 }, "agents.defaults.max_subagent_depth"},
-		{"profile ok", func(c *Config) { c.Agents.Profiles = map[string]AgentProfile{"coder": {Model: "m", Tools: []string{"read_file"}}} }, ""},
+		{"profile ok", func(c *Config) {
+			c.Agents.Profiles = map[string]AgentProfile{"coder": {Model: "m", Tools: []string{"read_file"}}}
+		}, ""},
 		{"profile named default", func(c *Config) { c.Agents.Profiles = map[string]AgentProfile{"default": {}} }, "agents.profiles key"},
 		{"profile bad model", func(c *Config) { c.Agents.Profiles = map[string]AgentProfile{"x": {Model: "a b"}} }, "agents.profiles.x.model"},
 	} {
