@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
@@ -529,5 +530,45 @@ func TestIncidentLogCap(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); len(b) != 0 {
 		t.Fatal("file not truncated")
+	}
+}
+
+type outbox struct {
+	mu  sync.Mutex
+	got []bus.Outbound
+}
+
+func (o *outbox) PublishOutbound(_ context.Context, m bus.Outbound) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, m)
+	return nil
+}
+
+func TestMessageToolDeliversToTheTurnsConversation(t *testing.T) {
+	r := newRig(t)
+	out := &outbox{}
+	if err := tools.RegisterMessaging(r.reg, out, r.ws, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := r.agent(t, nil)
+	r.srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("message", `{"text":"on it","channel":"discord","chat_id":"evil"}`)),
+		providertest.ToolCalls(providertest.Call("send_file", `{"path":"a.txt"}`)),
+		providertest.Text("sent"),
+	)
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "telegram:5", Text: "send it", Channel: "telegram", ChatID: "chat-5"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.got) != 2 {
+		t.Fatalf("outbox got %d", len(out.got))
+	}
+	for _, m := range out.got {
+		if m.Channel != "telegram" || m.ChatID != "chat-5" {
+			t.Fatalf("delivered to %s/%s", m.Channel, m.ChatID)
+		}
+	}
+	if att := out.got[1].Attachments; len(att) != 1 || string(att[0].Data) != "alpha\nbeta\ngamma\n" || !strings.HasPrefix(att[0].MIME, "text/plain") {
+		t.Fatalf("attachment = %+v", att)
 	}
 }

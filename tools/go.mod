@@ -7,3 +7,5 @@ replace (
 	github.com/joshbot/joshbot/memory => ../memory
 	github.com/joshbot/joshbot/sandbox => ../sandbox
 )
+
+require github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000

@@ -88,3 +88,21 @@ func TestIncidentsCommandsAndStatusLine(t *testing.T) {
 		t.Fatalf("heal: %+v", r)
 	}
 }
+
+func TestSendFileOnTheCLINamesTheAttachment(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
+	os.MkdirAll(ws, 0o700)
+	os.WriteFile(filepath.Join(ws, "report.txt"), []byte("numbers"), 0o600)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("send_file", `{"path":"report.txt","caption":"here it is"}`)),
+		providertest.Text("Sent."),
+	)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "send me the report")
+	want := "here it is\n[attachment not delivered by this channel: report.txt, 7 bytes, report.txt]\nSent.\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("%+v", r)
+	}
+}

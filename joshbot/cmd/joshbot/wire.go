@@ -75,7 +75,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		DisableStreaming: !d.Streaming,
 		Logger:           a.log,
 	}
-	ex, err := a.extendRuntime(cfgPath, home, cfg, reg, opts)
+	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -37,8 +37,11 @@ func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
 
 // extendRuntime fills the agent options for slash commands, session
 // preferences, incidents, timeout healing, profiles and subagents, and
-// registers the subagent tools on reg.
-func (a *app) extendRuntime(cfgPath, home string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
+// registers the message, send_file and subagent tools on reg.
+func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
+	if err := tools.RegisterMessaging(reg, &cliOutbox{w: a.stdout}, ws, nil); err != nil {
+		return nil, err
+	}
 	d := cfg.Agents.Defaults
 	ex := &extras{}
 	inc, err := a.openIncidents(home)
