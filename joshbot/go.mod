@@ -16,8 +16,10 @@ replace (
 
 require (
 	github.com/joshbot/joshbot/agent v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/term v0.48.0
@@ -25,7 +27,8 @@ require (
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

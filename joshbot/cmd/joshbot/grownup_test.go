@@ -106,3 +106,40 @@ func TestSendFileOnTheCLINamesTheAttachment(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestCronRunFiresDueJobsAndKeepsOthers(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	home := filepath.Dir(cfgPath)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("cron", `{"action":"add","message":"water the plants","every":"1h"}`)),
+		providertest.Text("Scheduled."),
+	)
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "remind me hourly"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	r := runCLI(t, "", "--config", cfgPath, "cron", "list")
+	if !strings.Contains(r.stdout, "every 1h0m0s") || !strings.Contains(r.stdout, "water the plants") {
+		t.Fatalf("list: %+v", r)
+	}
+	// Not due yet: nothing fires.
+	if r := runCLI(t, "", "--config", cfgPath, "cron", "run"); !strings.Contains(r.stderr, "0 job(s) fired") {
+		t.Fatalf("run: %+v", r)
+	}
+	// Make it due by editing the stored time, as an hour passing would.
+	raw, _ := os.ReadFile(filepath.Join(home, cronFile))
+	var jobs []map[string]any
+	json.Unmarshal(raw, &jobs)
+	jobs[0]["next"] = time.Now().Add(-time.Minute).Format(time.RFC3339)
+	raw, _ = json.Marshal(jobs)
+	os.WriteFile(filepath.Join(home, cronFile), raw, 0o600)
+	srv.Enqueue(providertest.Text("Plants watered? Go check."))
+	r = runCLI(t, "", "--config", cfgPath, "cron", "run")
+	if r.code != 0 || r.stdout != "[scheduled] Plants watered? Go check.\n" || !strings.Contains(r.stderr, "1 job(s) fired") {
+		t.Fatalf("run: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "cron", "list"); !strings.Contains(r.stdout, "water the plants") {
+		t.Fatalf("recurring job gone: %+v", r)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/prefs"
 	"github.com/joshbot/joshbot/tools"
 )
@@ -28,6 +29,8 @@ type extras struct {
 	incidents *agent.IncidentLog
 	// healed is how much heal_timeouts added to the turn timeout.
 	healed time.Duration
+	// cron is the scheduled-job store the cron tool writes to.
+	cron *cron.Store
 }
 
 // openIncidents opens the incident log under home.
@@ -44,6 +47,9 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 	}
 	d := cfg.Agents.Defaults
 	ex := &extras{}
+	if err := registerCron(home, reg, ex); err != nil {
+		return nil, err
+	}
 	inc, err := a.openIncidents(home)
 	if err != nil {
 		return nil, err
