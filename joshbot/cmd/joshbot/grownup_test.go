@@ -143,3 +143,47 @@ func TestCronRunFiresDueJobsAndKeepsOthers(t *testing.T) {
 		t.Fatalf("recurring job gone: %+v", r)
 	}
 }
+
+func TestSkillsListAndTrustCLI(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
+	os.MkdirAll(filepath.Join(ws, "skills", "deploy"), 0o755)
+	skill := "---\nname: deploy\ndescription: Ship the site\n---\nRun make deploy.\n"
+	os.WriteFile(filepath.Join(ws, "skills", "deploy", "SKILL.md"), []byte(skill), 0o644)
+	r := runCLI(t, "", "--config", cfgPath, "skills", "list")
+	if !strings.Contains(r.stdout, "deploy                   untrusted") || !strings.Contains(r.stdout, "skill-creator            bundled") {
+		t.Fatalf("list: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "skills", "trust", "deploy"); r.code != 0 || !strings.Contains(r.stdout, "Trusted deploy") {
+		t.Fatalf("trust: %+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "skills", "list", "--json")
+	var doc struct {
+		SchemaVersion int `json:"schema_version"`
+		Skills        []struct {
+			Name    string `json:"name"`
+			Trusted bool   `json:"trusted"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.SchemaVersion != 1 {
+		t.Fatalf("json: %v %q", err, r.stdout)
+	}
+	trusted := map[string]bool{}
+	for _, s := range doc.Skills {
+		trusted[s.Name] = s.Trusted
+	}
+	if !trusted["deploy"] || !trusted["skill-creator"] {
+		t.Fatalf("trusted = %v", trusted)
+	}
+	// The trusted skill's summary reaches the model.
+	srv.Enqueue(providertest.Text("ok"))
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "ship it")
+	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "deploy: Ship the site") {
+		t.Fatalf("summary not in prompt:\n%s", sys)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "skills", "trust", "nope"); r.code == 0 || !strings.Contains(r.stderr, "no such skill") {
+		t.Fatalf("trust unknown: %+v", r)
+	}
+}

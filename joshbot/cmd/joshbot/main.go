@@ -83,7 +83,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
-	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand())
+	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
 	return root
 }
 

@@ -45,6 +45,9 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 	if err := tools.RegisterMessaging(reg, &cliOutbox{w: a.stdout}, ws, nil); err != nil {
 		return nil, err
 	}
+	if err := a.registerSkills(home, ws, reg, opts); err != nil {
+		return nil, err
+	}
 	d := cfg.Agents.Defaults
 	ex := &extras{}
 	if err := registerCron(home, reg, ex); err != nil {
