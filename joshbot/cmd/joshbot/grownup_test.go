@@ -187,3 +187,51 @@ func TestSkillsListAndTrustCLI(t *testing.T) {
 		t.Fatalf("trust unknown: %+v", r)
 	}
 }
+
+func TestConfigToolReadsWithoutCredentialsAndChangesOnlySafeKeys(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	cfg, _ := config.Load(cfgPath)
+	p := cfg.Providers["custom"]
+	p.APIKey = "sk-live-supersecret-123456"
+	p.APIBase = "http://user:pw@" + strings.TrimPrefix(srv.URL(), "http://")
+	cfg.Providers["custom"] = p
+	config.Save(cfgPath, cfg)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("config", `{"action":"get"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"providers.custom.api_base","value":"http://evil"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"agents.defaults.max_tool_iterations","value":"500"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"agents.defaults.max_tool_iterations","value":"20"}`)),
+		providertest.Text("Done."),
+	)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "tune yourself")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	reqs := srv.Requests()
+	result := func(i int) string { m := reqs[i].Messages; return m[len(m)-1].Content }
+	view := result(1)
+	if strings.Contains(view, "supersecret") || strings.Contains(view, "pw@") || !strings.Contains(view, `"credential_set": true`) {
+		t.Fatalf("view leaks or lacks credential state: %s", view)
+	}
+	if got := result(2); !strings.Contains(got, "cannot be changed from a conversation") {
+		t.Fatalf("unsafe key: %q", got)
+	}
+	if got := result(3); !strings.Contains(got, "from 1 to 200") {
+		t.Fatalf("out of range: %q", got)
+	}
+	if got := result(4); !strings.Contains(got, "max_tool_iterations: 50 → 20") {
+		t.Fatalf("set: %q", got)
+	}
+	if !strings.Contains(r.stdout, "Config changed: agents.defaults.max_tool_iterations: 50 → 20") {
+		t.Fatalf("user not told: %q", r.stdout)
+	}
+	after, err := config.Load(cfgPath)
+	if err != nil || after.Agents.Defaults.MaxToolIterations != 20 || after.Providers["custom"].APIKey != "sk-live-supersecret-123456" || !strings.Contains(after.Providers["custom"].APIBase, "pw@") {
+		t.Fatalf("config after: %v %+v", err, after)
+	}
+	if fi, _ := os.Stat(cfgPath); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}

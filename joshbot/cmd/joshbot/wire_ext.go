@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -42,7 +38,11 @@ func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
 // preferences, incidents, timeout healing, profiles and subagents, and
 // registers the message, send_file and subagent tools on reg.
 func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
-	if err := tools.RegisterMessaging(reg, &cliOutbox{w: a.stdout}, ws, nil); err != nil {
+	out := &cliOutbox{w: a.stdout}
+	if err := tools.RegisterMessaging(reg, out, ws, nil); err != nil {
+		return nil, err
+	}
+	if err := tools.RegisterConfig(reg, &configAccess{path: cfgPath}, out); err != nil {
 		return nil, err
 	}
 	if err := a.registerSkills(home, ws, reg, opts); err != nil {
@@ -109,37 +109,8 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 }
 
 // saveDefaultModel rewrites agents.defaults.model in the config file and
-// nothing else. It edits the file's own JSON rather than saving the loaded
-// Config, which carries environment overrides and credentials resolved from
-// api_key_env that must never be written to disk.
+// nothing else; see config.SetFileKey for why the file's own JSON is
+// edited.
 func saveDefaultModel(cfgPath, model string) error {
-	data, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", tildePath(cfgPath), err)
-	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("config %s does not parse: %w", tildePath(cfgPath), err)
-	}
-	agents, _ := doc["agents"].(map[string]any)
-	if agents == nil {
-		agents = map[string]any{}
-		doc["agents"] = agents
-	}
-	defaults, _ := agents["defaults"].(map[string]any)
-	if defaults == nil {
-		defaults = map[string]any{}
-		agents["defaults"] = defaults
-	}
-	defaults["model"] = model
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := config.WriteFileAtomic(cfgPath, append(out, '\n')); err != nil {
-		return err
-	}
-	return nil
+	return config.SetFileKey(cfgPath, "agents.defaults.model", model)
 }
