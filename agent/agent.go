@@ -252,6 +252,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
+	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
 
 	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
 	setup.apply(t)

@@ -16,6 +16,32 @@ const DefaultSubagentIterations = 15
 
 type depthKey struct{}
 
+// allowedKey carries the caller's tool restriction, so a subagent can
+// never reach a tool its caller could not.
+type allowedKey struct{}
+
+func allowedFrom(ctx context.Context) map[string]bool {
+	m, _ := ctx.Value(allowedKey{}).(map[string]bool)
+	return m
+}
+
+// intersect combines two restrictions; nil means unrestricted.
+func intersect(a, b map[string]bool) map[string]bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := make(map[string]bool)
+	for k := range a {
+		if b[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
 func depthOf(ctx context.Context) int {
 	d, _ := ctx.Value(depthKey{}).(int)
 	return d
@@ -58,7 +84,9 @@ func (a *Agent) Spawn(ctx context.Context, task tools.SubagentTask) (string, err
 			system += "\n\n" + prof.Prompt
 		}
 	}
+	s.allowed = intersect(allowedFrom(ctx), s.allowed)
 	ctx = context.WithValue(ctx, depthKey{}, depth+1)
+	ctx = context.WithValue(ctx, allowedKey{}, s.allowed)
 	ctx = WithSink(ctx, nil)
 	if depth+1 < a.ext.maxDepth {
 		ctx = tools.WithSpawner(ctx, a)
