@@ -572,3 +572,22 @@ func TestMessageToolDeliversToTheTurnsConversation(t *testing.T) {
 		t.Fatalf("attachment = %+v", att)
 	}
 }
+
+func TestOnTurnReportsToolSequence(t *testing.T) {
+	r := newRig(t)
+	var got []string
+	a := r.agent(t, &agent.Options{OnTurn: func(key string, names []string) {
+		if key == "cli:seq" {
+			got = append([]string(nil), names...)
+		}
+	}})
+	r.srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("list_dir", `{}`), providertest.Call("read_file", `{"path":"a.txt"}`)),
+		providertest.ToolCalls(providertest.Call("grep", `{"pattern":"beta"}`)),
+		providertest.Text("done"),
+	)
+	process(t, a, "cli:seq", "look around")
+	if strings.Join(got, ",") != "list_dir,read_file,grep" {
+		t.Fatalf("sequence = %v", got)
+	}
+}

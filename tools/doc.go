@@ -20,7 +20,15 @@
 // to the model so it can correct itself. [ErrUnknownTool] and
 // [ErrBadArguments] mark mistakes the model made in calling a tool.
 //
+// # Turn context
+//
+// What belongs to one turn travels on the context, never on a tool: the
+// conversation ([WithRecipient]) that message, send_file and cron deliver
+// to, and the [Spawner] the subagent tools hand work to. Tools that need
+// something outside the module (a bus, a job store, a skill library, the
+// config) declare the small interface they use: [Outbox], [CronStore],
+// [SkillLibrary], [ConfigAccess].
+//
 // Later releases add the shell (screened and optionally sandboxed through
-// the sandbox module), web fetch and search, memory and session search,
-// cron, message, send_file and subagent tools.
+// the sandbox module), web fetch and search, and memory and session search.
 package tools

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -46,9 +48,28 @@ func (a *app) statusCommand() *cobra.Command {
 				}
 				fmt.Fprintln(a.stdout, line)
 			}
-			if store, err := memory.NewStore(filepath.Join(home, "sessions")); err == nil {
+			// Only look: a status check must not create the state it reports on.
+			if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
+				fmt.Fprintln(a.stdout, "Sessions: 0")
+			} else if store, err := memory.NewStore(filepath.Join(home, "sessions")); err == nil {
 				if keys, err := store.Keys(); err == nil {
 					fmt.Fprintf(a.stdout, "Sessions: %d\n", len(keys))
+				}
+			}
+			if store, err := cron.OpenStore(filepath.Join(home, cronFile)); err == nil {
+				if jobs, _ := store.List(cmd.Context(), ""); len(jobs) > 0 {
+					fmt.Fprintf(a.stdout, "Scheduled jobs: %d\n", len(jobs))
+				}
+			}
+			if lib, err := a.skillLibrary(); err == nil {
+				if all, err := lib.List(); err == nil {
+					trusted := 0
+					for _, s := range all {
+						if s.Trusted {
+							trusted++
+						}
+					}
+					fmt.Fprintf(a.stdout, "Skills: %d usable, %d awaiting trust or broken\n", trusted, len(all)-trusted)
 				}
 			}
 			inc, err := a.openIncidents(home)
