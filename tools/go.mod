@@ -9,3 +9,5 @@ replace (
 )
 
 require github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
+
+require go.uber.org/goleak v1.3.0

@@ -3,6 +3,7 @@ package cron_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,26 @@ func TestCronToolRefusesBadSchedules(t *testing.T) {
 	job, _ := store.Add(context.Background(), tools.CronJob{Message: "m", SessionKey: "cli:other", Channel: "cli", Next: time.Now().Add(time.Hour)})
 	if _, err := reg.Execute(ctx, "cron", json.RawMessage(`{"action":"remove","id":"`+job.ID+`"}`)); err == nil {
 		t.Error("removed another session's job")
+	}
+}
+
+func TestHeartbeatStopsWithItsContext(t *testing.T) {
+	store, _ := cron.OpenStore(filepath.Join(t.TempDir(), "cron.json"))
+	past := time.Now().Add(-time.Minute)
+	store.Add(context.Background(), tools.CronJob{Message: "m", SessionKey: "cli:x", Channel: "cli", Next: past})
+	fired := make(chan string, 1)
+	sched, _ := cron.NewScheduler(&cron.SchedulerOptions{Store: store,
+		Run:     func(_ context.Context, j tools.CronJob, _ string) (string, error) { return "", errors.New("provider down") },
+		Deliver: func(_ context.Context, m bus.Outbound) error { fired <- m.Text; return nil }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- sched.Run(ctx, time.Hour) }()
+	// The first tick runs at once; a failed job still tells the user.
+	if got := <-fired; !strings.Contains(got, "failed: provider down") || !strings.Contains(got, `"m"`) {
+		t.Fatalf("failure notice = %q", got)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v", err)
 	}
 }
