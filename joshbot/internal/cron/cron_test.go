@@ -196,7 +196,9 @@ func TestHeartbeatStopsWithItsContext(t *testing.T) {
 	store.Add(context.Background(), tools.CronJob{Message: "m", SessionKey: "cli:x", Channel: "cli", Next: past})
 	fired := make(chan string, 1)
 	sched, _ := cron.NewScheduler(&cron.SchedulerOptions{Store: store,
-		Run:     func(_ context.Context, j tools.CronJob, _ string) (string, error) { return "", errors.New("provider down") },
+		Run: func(_ context.Context, j tools.CronJob, _ string) (string, error) {
+			return "", errors.New("provider down")
+		},
 		Deliver: func(_ context.Context, m bus.Outbound) error { fired <- m.Text; return nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
