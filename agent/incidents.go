@@ -31,14 +31,21 @@ const (
 // Incident is one turn failure that would otherwise leave only a generic
 // line in the chat.
 type Incident struct {
-	Time       time.Time `json:"time"`
-	Kind       string    `json:"kind"`
-	Session    string    `json:"session,omitempty"`
-	Provider   string    `json:"provider,omitempty"`
-	Model      string    `json:"model,omitempty"`
-	Iterations int       `json:"iterations,omitempty"`
-	ToolCalls  int       `json:"tool_calls,omitempty"`
-	Error      string    `json:"error,omitempty"`
+	// Time is when the turn ended.
+	Time time.Time `json:"time"`
+	// Kind is IncidentTurnTimeout, IncidentLLMFailure or
+	// IncidentStreamDied.
+	Kind string `json:"kind"`
+	// Session is the conversation's session key.
+	Session string `json:"session,omitempty"`
+	// Provider and Model are what the turn was asking.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// Iterations and ToolCalls are how far the turn got.
+	Iterations int `json:"iterations,omitempty"`
+	ToolCalls  int `json:"tool_calls,omitempty"`
+	// Error is the failure, on one line and redacted.
+	Error string `json:"error,omitempty"`
 }
 
 // IncidentRecorder receives incidents. Record must be safe for concurrent

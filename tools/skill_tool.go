@@ -10,7 +10,9 @@ import (
 
 // SkillInfo describes one skill to the model.
 type SkillInfo struct {
-	Name        string
+	// Name is the skill's directory and frontmatter name.
+	Name string
+	// Description is the frontmatter's one-line summary.
 	Description string
 	// Trusted reports whether an operator approved the skill's current
 	// content; only trusted skills can be loaded.

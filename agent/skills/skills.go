@@ -47,7 +47,9 @@ const maxSkillBytes = 64 << 10
 
 // Skill is one discovered skill.
 type Skill struct {
-	Name        string `json:"name"`
+	// Name is the directory name, which the frontmatter must repeat.
+	Name string `json:"name"`
+	// Description is the frontmatter's summary line.
 	Description string `json:"description"`
 	// Source is SourceBundled or SourceWorkspace.
 	Source string `json:"source"`

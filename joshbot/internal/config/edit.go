@@ -60,7 +60,9 @@ func SetFileKey(path, key string, value any) error {
 
 // SafeKey is one setting the model may change through the config tool.
 type SafeKey struct {
-	Key  string
+	// Key is the dotted config key.
+	Key string
+	// Help says what values are accepted.
 	Help string
 	// parse turns the model's text into the JSON value to store.
 	parse func(string) (any, error)
@@ -151,13 +153,17 @@ func oneOf(vals ...string) func(string) (any, error) {
 // type with no credential field at all, so a credential cannot reach the
 // model through it whatever the config holds.
 type View struct {
-	Agents    ViewAgents              `json:"agents"`
+	// Agents is the agent settings, which hold nothing secret.
+	Agents ViewAgents `json:"agents"`
+	// Providers says how each provider is reached.
 	Providers map[string]ViewProvider `json:"providers"`
 }
 
 // ViewAgents mirrors [Agents] without anything secret.
 type ViewAgents struct {
-	Defaults AgentDefaults           `json:"defaults"`
+	// Defaults is agents.defaults.
+	Defaults AgentDefaults `json:"defaults"`
+	// Profiles is agents.profiles.
 	Profiles map[string]AgentProfile `json:"profiles,omitempty"`
 }
 
@@ -169,8 +175,9 @@ type ViewProvider struct {
 	// CredentialSet reports whether a credential is configured.
 	CredentialSet bool `json:"credential_set"`
 	// CredentialEnv names the variable holding it, if any.
-	CredentialEnv string   `json:"api_key_env,omitempty"`
-	Timeout       Duration `json:"timeout,omitzero"`
+	CredentialEnv string `json:"api_key_env,omitempty"`
+	// Timeout bounds one request.
+	Timeout Duration `json:"timeout,omitzero"`
 }
 
 // SafeView builds the [View] of c.
