@@ -224,6 +224,12 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if reply, handled := a.command(ctx, &req); handled {
+		if sink := SinkFromContext(ctx); sink != nil {
+			// A streaming client gets a command's answer the way it gets
+			// every answer, so no surface needs a second path for it.
+			sink(StreamEvent{Delta: reply.Text})
+			sink(StreamEvent{Done: true})
+		}
 		return reply, nil
 	}
 	unlock := a.sessions.Lock(req.SessionKey)

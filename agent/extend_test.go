@@ -591,3 +591,18 @@ func TestOnTurnReportsToolSequence(t *testing.T) {
 		t.Fatalf("sequence = %v", got)
 	}
 }
+
+func TestCommandAnswerReachesTheSink(t *testing.T) {
+	r := newRig(t)
+	a := r.agent(t, nil)
+	var got strings.Builder
+	done := false
+	ctx := agent.WithSink(context.Background(), func(ev agent.StreamEvent) {
+		got.WriteString(ev.Delta)
+		done = done || ev.Done
+	})
+	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:sink", Text: "/help"})
+	if err != nil || got.String() != reply.Text || !done || !strings.Contains(reply.Text, "/status") {
+		t.Fatalf("sink got %q (done %v), reply %q, %v", got.String(), done, reply.Text, err)
+	}
+}
