@@ -402,7 +402,7 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if t.sink == nil || !t.a.streaming {
 		resp, err := t.a.provider.Chat(ctx, req)
-		if err == nil && t.sink != nil && resp.Message.Content != "" {
+		if err == nil && t.sink != nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}
 		return resp, err
@@ -412,15 +412,18 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		// Keep answers from consecutive iterations apart on screen.
 		t.sink(StreamEvent{Delta: "\n\n"})
 	}
-	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
-		if d.Content == "" {
-			return
-		}
+	hold := &textHold{emit: func(s string) {
 		delivered = true
 		t.streamed = true
-		t.sink(StreamEvent{Delta: d.Content})
+		t.sink(StreamEvent{Delta: s})
+	}}
+	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		if d.Content != "" {
+			hold.feed(d.Content)
+		}
 	})
 	if err == nil {
+		hold.finish(t.isTextCall(resp))
 		return resp, nil
 	}
 	if !delivered && ctx.Err() == nil {
@@ -428,7 +431,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
 		resp, err = t.a.provider.Chat(ctx, req)
-		if err == nil && resp.Message.Content != "" {
+		if err == nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.streamed = true
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/tools"
 )
 
@@ -320,4 +321,10 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// isTextCall reports whether resp is a tool call written as text, which
+// the loop will run rather than show.
+func (t *turn) isTextCall(resp *providers.Response) bool {
+	return len(resp.Message.ToolCalls) == 0 && parseTextToolCalls(resp.Message.Content, t.knownTool) != nil
 }

@@ -606,3 +606,35 @@ func TestCommandAnswerReachesTheSink(t *testing.T) {
 		t.Fatalf("sink got %q (done %v), reply %q, %v", got.String(), done, reply.Text, err)
 	}
 }
+
+func TestStreamedTextToolCallIsNotShown(t *testing.T) {
+	for _, tt := range []struct {
+		name, first, want string
+		calls             bool
+	}{
+		{"tool call held back", `{"name":"read_file","arguments":{"path":"a.txt"}}`, "The file has three lines.", true},
+		{"JSON answer released", `{"answer": 42}`, `{"answer": 42}`, false},
+		{"prose streams", "Plain answer text.", "Plain answer text.", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t)
+			a := r.agent(t, nil)
+			r.srv.Enqueue(providertest.Reply{Content: tt.first, Chunks: 5})
+			if tt.calls {
+				r.srv.Enqueue(providertest.Text("The file has three lines."))
+			}
+			var shown strings.Builder
+			ctx := agent.WithSink(context.Background(), func(ev agent.StreamEvent) { shown.WriteString(ev.Delta) })
+			reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:st", Text: "go"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shown.String() != tt.want || reply.Text != tt.want {
+				t.Fatalf("shown %q, reply %q, want %q", shown.String(), reply.Text, tt.want)
+			}
+			if tt.calls != (reply.ToolCalls == 1) {
+				t.Fatalf("tool calls = %d", reply.ToolCalls)
+			}
+		})
+	}
+}

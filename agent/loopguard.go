@@ -192,3 +192,44 @@ func (l *stepLog) summary() string {
 	}
 	return s
 }
+
+// textHold keeps back streamed text that may turn out to be a tool call
+// written as JSON, so the user does not watch raw JSON scroll past before
+// the call runs. Text that starts any other way streams at once.
+type textHold struct {
+	emit    func(string)
+	buf     strings.Builder
+	decided bool
+	holding bool
+}
+
+func (h *textHold) feed(s string) {
+	if h.decided && !h.holding {
+		h.emit(s)
+		return
+	}
+	h.buf.WriteString(s)
+	if h.decided {
+		return
+	}
+	lead := strings.TrimLeft(h.buf.String(), " \t\r\n")
+	switch {
+	case lead == "":
+	case lead[0] == '{' || lead[0] == '[' || strings.HasPrefix(lead, "```") || strings.HasPrefix(lead, "<tool_call>"):
+		h.decided, h.holding = true, true
+	case strings.HasPrefix("```", lead) || strings.HasPrefix("<tool_call>", lead):
+		// Too short to tell yet.
+	default:
+		h.decided = true
+		h.emit(h.buf.String())
+		h.buf.Reset()
+	}
+}
+
+// finish releases what is held unless it was a tool call.
+func (h *textHold) finish(wasCall bool) {
+	if h.buf.Len() > 0 && !wasCall {
+		h.emit(h.buf.String())
+	}
+	h.buf.Reset()
+}
