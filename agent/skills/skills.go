@@ -241,7 +241,11 @@ func (l *Library) Summaries() []string {
 	return out
 }
 
+// oneLine flattens a description for the prompt. Angle brackets become
+// look-alikes so a description cannot close the <skills> section the agent
+// opened and have the rest read as the agent's own instructions.
 func oneLine(s string) string {
+	s = strings.NewReplacer("<", "‹", ">", "›").Replace(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:200]) + "…"

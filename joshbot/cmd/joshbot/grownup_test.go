@@ -235,3 +235,22 @@ func TestConfigToolReadsWithoutCredentialsAndChangesOnlySafeKeys(t *testing.T) {
 		t.Fatalf("mode %v", fi.Mode())
 	}
 }
+
+func TestWorkspacePersonalityIsOffered(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	dir := filepath.Join(filepath.Dir(cfgPath), "workspace", "personalities")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "pirate.md"), []byte("Talk like a pirate."), 0o644)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "/personality")
+	if !strings.Contains(r.stdout, "pirate") || !strings.Contains(r.stdout, "concise") {
+		t.Fatalf("%+v", r)
+	}
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "/personality pirate")
+	srv.Enqueue(providertest.Text("Arr."))
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello")
+	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "Talk like a pirate.") {
+		t.Fatalf("personality not in prompt:\n%s", sys)
+	}
+}

@@ -76,6 +76,7 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		return nil, err
 	}
 	opts.Prefs = p
+	opts.Personalities = a.loadPersonalities(ws)
 	opts.RepeatLimit = d.RepeatLimit
 	opts.MaxSubagentDepth = d.MaxSubagentDepth
 	opts.SaveGlobalModel = func(_ context.Context, model string) error {
