@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/joshbot/joshbot/memory"
@@ -67,10 +68,34 @@ type Options struct {
 	// DisableStreaming keeps even turns with a sink on the non-streaming
 	// path; the sink then receives the whole answer at once.
 	DisableStreaming bool
+	// QuietFallback suppresses the one-line notice a provider chain sets
+	// (providers.Response.FallbackNotice) when a fallback model answered.
+	// False shows it at the start of the reply, streamed or not, because a
+	// silent model switch reads as the primary working.
+	QuietFallback bool
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CompactionThreshold is the estimated size in tokens of a session's
+	// history above which a turn first summarizes its older part (a
+	// session longer than HistoryLimit messages is compacted too); zero
+	// means DefaultCompactionThreshold and a negative value turns automatic
+	// compaction off (/compact still works).
+	CompactionThreshold int
+	// Memory is the workspace's long-term memory; nil means no history
+	// log, no learning and no per-session facts.
+	Memory *memory.LongTerm
+	// DisableLearning skips the model call after each turn that extracts
+	// facts; the history log is still written.
+	DisableLearning bool
+	// LearnShared stores learned facts in the shared MEMORY.md, which every
+	// session sees, instead of the session's own memory. Only for a
+	// workspace that serves one person.
+	LearnShared bool
+	// LearnTimeout bounds the background work after a turn; zero means
+	// DefaultLearnTimeout.
+	LearnTimeout time.Duration
 
 	// The fields below are the growth hooks: slash commands, per-session
 	// preferences, loop safety, incidents and subagents (see extend.go).
@@ -94,9 +119,6 @@ type Options struct {
 	// Profiles are the named agent profiles /agent and the delegate tool
 	// pick from; nil means none.
 	Profiles map[string]Profile
-	// Compact summarizes a session on /compact and returns a line for the
-	// user; nil means /compact answers that compaction is not available.
-	Compact func(ctx context.Context, sessionKey string) (string, error)
 	// ProviderStatus adds provider health lines to /status; nil adds none.
 	ProviderStatus func() []string
 	// Incidents records turn failures; nil records none.
@@ -130,10 +152,18 @@ type Agent struct {
 	temperature   *float64
 	maxTokens     int
 	streaming     bool
+	quietFallback bool
 	log           *slog.Logger
 	now           func() time.Time
 	files         fileCache
-	ext           extension
+
+	compactionThreshold int
+	memory              *memory.LongTerm
+	disableLearning     bool
+	learnShared         bool
+	learnTimeout        time.Duration
+	bg                  sync.WaitGroup // background work after turns; see Wait
+	ext                 extension
 }
 
 // New checks opts and returns an Agent.
@@ -160,8 +190,21 @@ func New(opts *Options) (*Agent, error) {
 		temperature:   opts.Temperature,
 		maxTokens:     opts.MaxTokens,
 		streaming:     !opts.DisableStreaming,
+		quietFallback: opts.QuietFallback,
 		log:           opts.Logger,
 		now:           opts.Now,
+
+		compactionThreshold: opts.CompactionThreshold,
+		memory:              opts.Memory,
+		disableLearning:     opts.DisableLearning,
+		learnShared:         opts.LearnShared,
+		learnTimeout:        opts.LearnTimeout,
+	}
+	if a.compactionThreshold == 0 {
+		a.compactionThreshold = DefaultCompactionThreshold
+	}
+	if a.learnTimeout <= 0 {
+		a.learnTimeout = DefaultLearnTimeout
 	}
 	if a.providerName == "" {
 		a.providerName = "provider"
@@ -223,14 +266,14 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if reply, handled := a.command(ctx, &req); handled {
-		if sink := SinkFromContext(ctx); sink != nil {
+	if reply, err, handled := a.command(ctx, &req); handled {
+		if sink := SinkFromContext(ctx); sink != nil && reply != nil {
 			// A streaming client gets a command's answer the way it gets
 			// every answer, so no surface needs a second path for it.
 			sink(StreamEvent{Delta: reply.Text})
 			sink(StreamEvent{Done: true})
 		}
-		return reply, nil
+		return reply, err
 	}
 	unlock := a.sessions.Lock(req.SessionKey)
 	defer unlock()
@@ -259,6 +302,9 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
 	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
+	a.maybeCompact(ctx, sess)
+	ctx = tools.WithSessionKey(ctx, req.SessionKey)
+	from := len(sess.Messages)
 
 	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
 	setup.apply(t)
@@ -266,12 +312,15 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if t.sink != nil {
 		t.sink(StreamEvent{Done: true})
 	}
-	a.afterTurn(ctx, &req, t, reply, runErr)
+	a.afterTurnHooks(ctx, &req, t, reply, runErr)
 	if err := a.sessions.Save(sess); err != nil {
 		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
 		if runErr == nil {
 			runErr = fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
 		}
+	}
+	if runErr == nil {
+		a.afterTurn(req.SessionKey, req.Text, sess, from, reply)
 	}
 	return reply, runErr
 }
@@ -295,6 +344,25 @@ type turn struct {
 	streamDied error
 	// providerFailed is set when the provider call ended the turn.
 	providerFailed bool
+	// notice is the first fallback notice of the turn, which opens the
+	// reply; lastNotice keeps one notice from being shown twice.
+	notice, lastNotice string
+}
+
+// fallback records a provider's fallback notice and shows it on the sink
+// ahead of the answer it belongs to.
+func (t *turn) fallback(n string) {
+	if n == "" || t.a.quietFallback || n == t.lastNotice {
+		return
+	}
+	t.lastNotice = n
+	if t.notice == "" {
+		t.notice = n
+	}
+	if t.sink != nil {
+		t.streamed = true
+		t.sink(StreamEvent{Delta: n + "\n"})
+	}
 }
 
 func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
@@ -312,15 +380,17 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	if t.maxIterations > 0 {
 		maxIterations = t.maxIterations
 	}
-	history := window(t.sess.Messages, a.historyLimit)
+	summary, history := splitSummary(t.sess.Messages)
+	history = window(history, a.historyLimit)
 	msgs := make([]providers.Message, 0, len(history)+8)
-	msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: system})
+	msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: system + summary})
 	for i := range history {
 		msgs = append(msgs, toProviderMessage(&history[i]))
 	}
 
 	for reply.Iterations < maxIterations {
 		reply.Iterations++
+		msgs = repairMessages(msgs, a.log)
 		req := &providers.Request{
 			Model:       model,
 			Messages:    msgs,
@@ -357,6 +427,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			reply.Text = msg.Content
 			if reply.Text == "" {
 				reply.Text = "(The model returned an empty answer.)"
+			}
+			if t.notice != "" {
+				reply.Text = t.notice + "\n" + reply.Text
 			}
 			return reply, nil
 		}
@@ -402,6 +475,9 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if t.sink == nil || !t.a.streaming {
 		resp, err := t.a.provider.Chat(ctx, req)
+		if err == nil {
+			t.fallback(resp.FallbackNotice)
+		}
 		if err == nil && t.sink != nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}
@@ -418,19 +494,27 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		t.sink(StreamEvent{Delta: s})
 	}}
 	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		t.fallback(d.Notice)
 		if d.Content != "" {
 			hold.feed(d.Content)
 		}
 	})
 	if err == nil {
+		t.fallback(resp.FallbackNotice)
 		hold.finish(t.isTextCall(resp))
 		return resp, nil
 	}
-	if !delivered && ctx.Err() == nil {
+	// A provider chain has already retried a dead stream through its
+	// non-streaming path, fallbacks included; asking again would repeat
+	// that whole sequence.
+	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) {
 		// Nothing reached the screen, so a plain request can redo the
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
 		resp, err = t.a.provider.Chat(ctx, req)
+		if err == nil {
+			t.fallback(resp.FallbackNotice)
+		}
 		if err == nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.streamed = true
 			t.sink(StreamEvent{Delta: resp.Message.Content})

@@ -48,6 +48,8 @@ func setup(t *testing.T, opts *agent.Options) (*agent.Agent, *providertest.Serve
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Background work after turns writes into the temporary directories.
+	t.Cleanup(a.Wait)
 	return a, srv, store, ws
 }
 
@@ -200,6 +202,7 @@ func TestTurnTimeoutIsNamedAndUserMessageSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait)
 	start := time.Now()
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:slow", Text: "hello"})
 	if !errors.Is(err, agent.ErrTurnTimeout) {
@@ -363,6 +366,7 @@ func TestPanickingToolIsAToolError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait)
 	srv.Enqueue(providertest.ToolCalls(providertest.Call("boom", `{}`)), providertest.Text("ok"))
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:b", Text: "x"}); err != nil {
 		t.Fatal(err)

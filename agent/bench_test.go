@@ -56,6 +56,7 @@ func BenchmarkTurnOneToolCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(a.Wait)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

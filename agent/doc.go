@@ -26,6 +26,18 @@
 // clock timeout ([ErrTurnTimeout]). Either ends the turn with a message that
 // names the limit and the config key that sets it.
 //
+// # Memory
+//
+// A session that grows past [Options.CompactionThreshold] is compacted at
+// the start of a turn: its older part is summarized by the model, the
+// summary is stored as the session's first record and the replaced messages
+// go to the session's history archive (see the memory module). Before every
+// request the message list is checked so that each tool call is answered
+// exactly once, which keeps a damaged session from failing every turn.
+// After a successful reply, a background step writes the turn to
+// HISTORY.md and asks the model for durable facts; [Agent.Wait] waits for
+// it.
+//
 // # Streaming
 //
 // When a [Sink] is attached to the context with [WithSink], the model is

@@ -104,7 +104,6 @@ type extension struct {
 	saveGlobal     func(context.Context, string) error
 	personalities  map[string]string
 	profiles       map[string]Profile
-	compact        func(context.Context, string) (string, error)
 	providerStatus func() []string
 	incidents      IncidentRecorder
 	skills         SkillSummaries
@@ -135,7 +134,6 @@ func (e *extension) init(o *Options) {
 		e.personalities[k] = v
 	}
 	e.profiles = o.Profiles
-	e.compact = o.Compact
 	e.providerStatus = o.ProviderStatus
 	e.incidents = o.Incidents
 	e.skills = o.Skills
@@ -253,8 +251,8 @@ func (a *Agent) turnContext(ctx context.Context, req *Request) context.Context {
 	return ctx
 }
 
-// afterTurn records incidents and reports the turn's tool pattern.
-func (a *Agent) afterTurn(ctx context.Context, req *Request, t *turn, reply *Reply, err error) {
+// afterTurnHooks records incidents and reports the turn's tool pattern.
+func (a *Agent) afterTurnHooks(ctx context.Context, req *Request, t *turn, reply *Reply, err error) {
 	a.recordIncident(ctx, req, t, reply, err)
 	if a.ext.onTurn != nil && err == nil && len(t.steps.order) > 0 {
 		a.ext.onTurn(req.SessionKey, t.steps.sequence)

@@ -118,6 +118,22 @@ func (a *Agent) systemPrompt(req *Request, now time.Time) (string, error) {
 			b.WriteString("\n</memory>\n\n")
 		}
 	}
+	if a.memory != nil {
+		// Read, not cached: the cache would keep an entry for every
+		// session a long-running gateway has ever seen.
+		facts, err := a.memory.ReadFacts(req.SessionKey)
+		if err != nil {
+			return "", err
+		}
+		facts = strings.TrimSpace(clip(facts, maxPromptFile))
+		if facts != "" {
+			// Only this session's own file: what was learned in one
+			// conversation never reaches another's prompt.
+			b.WriteString("<memory scope=\"this conversation\">\n")
+			b.WriteString(facts)
+			b.WriteString("\n</memory>\n\n")
+		}
+	}
 	if req.Channel != "" {
 		fmt.Fprintf(&b, "<conversation_context>\nchannel: %s\n", req.Channel)
 		if req.ChatID != "" {

@@ -10,20 +10,23 @@ import (
 	"github.com/joshbot/joshbot/agent/commands"
 )
 
-// noCompaction is what /compact reports when no compaction is wired.
-const noCompaction = "Compaction is not available in this build: /compact needs the memory module's compaction, which is not wired."
-
 // command answers a slash command without asking the model. handled is
 // false for text that is not shaped like a command, which then goes to the
 // model as an ordinary message. Commands are not stored in the transcript:
 // they steer the conversation rather than take part in it.
-func (a *Agent) command(ctx context.Context, req *Request) (*Reply, bool) {
+func (a *Agent) command(ctx context.Context, req *Request) (*Reply, error, bool) {
 	name, args, ok := commands.Parse(req.Text)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	if _, known := commands.Lookup(name); !known {
-		return &Reply{Text: commands.UnknownReply(name)}, true
+		return &Reply{Text: commands.UnknownReply(name)}, nil, true
+	}
+	if name == commands.Compact {
+		// Compaction takes the turn lock itself and reports its own
+		// failure as a turn error.
+		r, err := a.compactCommand(ctx, *req)
+		return r, err, true
 	}
 	// The turn lock keeps a command from racing a turn of the same
 	// conversation (a /new in the middle of an answer).
@@ -40,8 +43,6 @@ func (a *Agent) command(ctx context.Context, req *Request) (*Reply, bool) {
 		r, err = a.cmdPersonality(req, args)
 	case commands.Agent:
 		r, err = a.cmdAgent(req, args)
-	case commands.Compact:
-		r, err = a.cmdCompact(ctx, req)
 	case commands.Status:
 		r = a.cmdStatus(req)
 	case commands.Help:
@@ -52,9 +53,9 @@ func (a *Agent) command(ctx context.Context, req *Request) (*Reply, bool) {
 		r = &Reply{Text: fmt.Sprintf("/%s is listed but not implemented in this build.", name)}
 	}
 	if err != nil {
-		return &Reply{Text: "Error: " + oneLine(err.Error())}, true
+		return &Reply{Text: "Error: " + oneLine(err.Error())}, nil, true
 	}
-	return r, true
+	return r, nil, true
 }
 
 func (a *Agent) cmdNew(req *Request) (*Reply, error) {
@@ -212,17 +213,6 @@ func (a *Agent) cmdAgent(req *Request, args []string) (*Reply, error) {
 		n = "default"
 	}
 	return &Reply{Text: fmt.Sprintf("Agent for this conversation: %s (model %s). The transcript is kept.", n, a.effectiveModel(p))}, nil
-}
-
-func (a *Agent) cmdCompact(ctx context.Context, req *Request) (*Reply, error) {
-	if a.ext.compact == nil {
-		return &Reply{Text: noCompaction}, nil
-	}
-	out, err := a.ext.compact(ctx, req.SessionKey)
-	if err != nil {
-		return nil, fmt.Errorf("/compact: %w", err)
-	}
-	return &Reply{Text: out}, nil
 }
 
 func (a *Agent) cmdStatus(req *Request) *Reply {

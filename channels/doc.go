@@ -1,14 +1,27 @@
 // Package channels connects chat platforms to the gateway.
 //
-// It will hold the adapter contract every surface implements (a normalized
-// inbound message, the Channel interface, the Sink that records deliveries
-// durably before the platform is acknowledged), the helpers every adapter
-// shares (a loss-free chunker, a jittered reconnect backoff, an HTTP client
-// that refuses private addresses, a content-addressed media spool), the
-// Telegram and Discord adapters, and the gateway router with its allowlist,
-// deduplication and durable inbox.
+// It defines the contract every surface implements: a platform's message is
+// normalized into an [Inbound], handed to the gateway's [Sink], and only
+// acknowledged to the platform once the sink has recorded it durably;
+// replies come back through [Channel.Send]. Keeping the contract this thin is
+// what lets a new surface be one more adapter rather than a new subsystem.
 //
-// This release defines the module and its place in the workspace; the
-// contract and adapters arrive in the gateway release. Adapters import only
+// # Shared helpers
+//
+// Every adapter uses the same pieces so that no side path diverges:
+//
+//   - [Chunk] is the one splitter of outbound text: loss-free, preferring
+//     breaks outside code fences and at line ends.
+//   - [Backoff] and [Jitter] pace reconnects so a flaky platform never
+//     takes the gateway down and gateways never retry in lockstep.
+//   - [SafeHTTPClient] fetches URLs that came from a message without ever
+//     reaching a private address; [HostAllowed] gates a credential to
+//     first-party hosts.
+//   - [SaveToSpool] and [ResolveSpoolID] keep inbound media in a
+//     content-addressed spool that is the trust boundary: ids cross process
+//     boundaries, paths never do.
+//
+// The Telegram and Discord adapters and the gateway router (allowlist,
+// deduplication, durable inbox) build on this contract. Adapters import only
 // the bus module, never the agent.
 package channels

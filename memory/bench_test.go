@@ -1,7 +1,13 @@
 package memory
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,3 +68,105 @@ func BenchmarkSave(b *testing.B) {
 		}
 	}
 }
+
+// benchWords is a vocabulary for generated text, large enough that TF-IDF
+// and BM25 see realistic term statistics.
+var benchWords = func() []string {
+	base := strings.Fields(`garden tomato kitchen paint invoice meeting travel flight hotel budget report deploy server
+	database backup password router printer recipe bread coffee running marathon violin piano lesson school doctor
+	dentist insurance taxes mortgage car repair bicycle holiday birthday gift wedding project deadline review code
+	test release bug feature design email calendar weather rain snow summer winter book movie music podcast news`)
+	var out []string
+	for _, a := range base {
+		out = append(out, a)
+		for _, b := range base[:8] {
+			out = append(out, a+b)
+		}
+	}
+	return out
+}()
+
+func benchText(rng *rand.Rand, words int) string {
+	var b strings.Builder
+	topic := rng.IntN(40)
+	for i := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		// Words cluster around a topic so that consolidation finds
+		// structure, with noise from the whole vocabulary.
+		if rng.IntN(3) > 0 {
+			b.WriteString(benchWords[(topic*9+rng.IntN(9))%len(benchWords)])
+		} else {
+			b.WriteString(benchWords[rng.IntN(len(benchWords))])
+		}
+	}
+	return b.String()
+}
+
+func BenchmarkMemorySearch50MB(b *testing.B) {
+	l := newLongTerm(b, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	f, err := os.Create(l.HistoryPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	ts := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var size int
+	for i := 0; size < 50<<20; i++ {
+		key := "api:bench"
+		if i%5 == 0 {
+			key = "api:other"
+		}
+		n, _ := fmt.Fprintf(w, "## %s · %s\nuser: %s\nassistant: %s\n\n", ts.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), key, benchText(rng, 30), benchText(rng, 60))
+		size += n
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := l.Search("api:bench", "violin lesson tuesday", 8)
+		if err != nil || len(res) == 0 {
+			b.Fatalf("%d results, %v", len(res), err)
+		}
+	}
+}
+
+func benchmarkDream(b *testing.B, n int) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	recs := make([]dreamRecord, n)
+	ts := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range recs {
+		recs[i] = dreamRecord{Time: ts.Add(time.Duration(i) * time.Minute), Key: fmt.Sprintf("api:u%d", i%4), Text: benchText(rng, 40)}
+	}
+	var buf bytes.Buffer
+	for i := range recs {
+		line, _ := json.Marshal(recs[i])
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	b.ReportAllocs()
+	insights := 0
+	for b.Loop() {
+		b.StopTimer()
+		l := newLongTerm(b, nil)
+		if err := os.WriteFile(filepath.Join(l.Dir(), DreamRawFile), buf.Bytes(), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rep, err := l.ConsolidateDream()
+		if err != nil || rep.Records != n {
+			b.Fatalf("%+v %v", rep, err)
+		}
+		insights = rep.Insights
+	}
+	b.ReportMetric(float64(insights), "insights")
+}
+
+func BenchmarkDreamConsolidate1k(b *testing.B)  { benchmarkDream(b, 1_000) }
+func BenchmarkDreamConsolidate10k(b *testing.B) { benchmarkDream(b, 10_000) }
+func BenchmarkDreamConsolidate50k(b *testing.B) { benchmarkDream(b, 50_000) }

@@ -1,11 +1,14 @@
 // Package memory is where joshbot keeps what it remembers.
 //
-// In this release that is the session store: the conversation history of
-// each chat, kept on disk so that a restart does not forget it. Later
-// releases add long-term memory on top of it (a curated MEMORY.md and an
-// append-only HISTORY.md), compaction of long sessions, and "dream"
-// consolidation that distils old sessions into long-term memory while the
-// agent is idle.
+// It has two halves. The session store ([Store]) keeps the conversation
+// history of each chat on disk so that a restart does not forget it,
+// together with a metadata sidecar ([Meta]) and, for sessions that were
+// compacted, an append-only archive of every message the summary replaced
+// ([Store.Compact]). Long-term memory ([LongTerm]) keeps facts that go into
+// the prompt (MEMORY.md, shared by every session, and one fact file per
+// session for what was learned there), the append-only HISTORY.md event log
+// with lexical search ([LongTerm.Search]), and the optional "dream" track
+// that clusters recorded turns into insights ([LongTerm.ConsolidateDream]).
 //
 // The module is a leaf: it imports no other joshbot module, which is why it
 // defines its own Message type instead of sharing one with the providers.
@@ -56,5 +59,17 @@
 //
 // A Store is safe for concurrent use. Store.Lock serializes whole turns of
 // one session within the process; Load, Save and Append are individually
-// atomic. A Store expects to be the only process writing its directory.
+// atomic and, on Unix, also locked against other processes, so two
+// processes appending to one session keep both messages. A LongTerm is safe
+// for concurrent use and locks its writes across processes in the same way.
+//
+// # Crash safety
+//
+// Nothing is acknowledged before it is on stable storage: session files are
+// replaced by a synced temporary file, and the append-only files
+// (history archives, HISTORY.md, the dream logs) are synced after each
+// append. Steps that move data from one file to another write the
+// destination first (compaction archives before it shortens the session,
+// dream consolidation stores insights before it drops the raw records), so
+// a crash at any point costs at most a repeated step.
 package memory

@@ -32,6 +32,7 @@ var ErrInvalidKey = errors.New("memory: invalid session key")
 //     and never look like command-line flags;
 //   - both the channel and the sender are non-empty, and the channel contains
 //     no underscore (the sender may contain underscores and further colons);
+//   - it does not end in ".history", which names history archives;
 //   - its file name form is at most MaxKeyLen bytes.
 //
 // The file name form is built so that distinct keys always get distinct file
@@ -86,6 +87,11 @@ func ValidateKey(key string) error {
 		return bad("sender part after the first colon is empty")
 	case strings.Contains(channel, "_"):
 		return bad("channel part %q must not contain an underscore", channel)
+	}
+	if strings.HasSuffix(key, archiveSuffix) {
+		// The history archive of "a:b" is stored as "a_b.history.jsonl",
+		// which is also the file name of the key "a:b.history".
+		return bad("key must not end in %q, which is reserved for history archives", archiveSuffix)
 	}
 	if n := stemLen(key); n > MaxKeyLen {
 		return bad("key's file name form is %d bytes, more than the limit of %d (uppercase letters count twice)", n, MaxKeyLen)

@@ -32,7 +32,13 @@ func (s *Store) load(key, path string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A rough first capacity saves the slice from doubling its way up
+	// through a long session; typical lines are a few hundred bytes.
+	sess.Messages = make([]Message, 0, min(info.Size()/256+1, 1<<16))
 	bad, err := readMessages(f, &sess.Messages)
+	if len(sess.Messages) == 0 {
+		sess.Messages = nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,16 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 	// Time is when the message was produced.
 	Time time.Time `json:"ts,omitzero"`
+	// Kind marks records that are not ordinary conversation. Empty means an
+	// ordinary message; KindCompaction marks the summary that stands in for
+	// the compacted start of a session.
+	Kind string `json:"kind,omitempty"`
 }
+
+// KindCompaction is the Message.Kind of a compaction record: a summary of
+// the messages that were moved to the session's history archive. It is kept
+// at index 0 of the session.
+const KindCompaction = "compaction"
 
 // ToolCall is a tool invocation requested by an assistant Message.
 type ToolCall struct {
@@ -78,9 +87,12 @@ const MaxLineBytes = 16 << 20
 //
 // All methods are safe for concurrent use by multiple goroutines. Writes are
 // atomic (write to a temporary file, then rename), so a reader never sees a
-// partially written session, even across processes. Beyond that, a Store
-// assumes it is the only writer of its directory: two processes saving the
-// same session simply overwrite each other.
+// partially written session, even across processes. Load, Save and Append
+// also take an advisory lock shared with other processes (on Unix), so two
+// processes appending to one session both keep their messages. Two
+// processes that each hold a session across a whole turn and then save it
+// can still overwrite each other, because the turn lock (see Lock) is per
+// process.
 //
 // Use NewStore to create a Store; the zero Store has no directory and its
 // file methods return an error.
@@ -181,7 +193,10 @@ func (s *Store) Load(key string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := s.files.lock(key)
+	unlock, err := s.lockKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("memory: load session %q: %w", key, err)
+	}
 	defer unlock()
 	sess, err := s.load(key, path)
 	if err != nil {
@@ -210,7 +225,10 @@ func (s *Store) Save(sess *Session) error {
 	if err != nil {
 		return err
 	}
-	unlock := s.files.lock(sess.Key)
+	unlock, err := s.lockKey(sess.Key)
+	if err != nil {
+		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
+	}
 	defer unlock()
 	if err := s.save(sess, path); err != nil {
 		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
@@ -231,7 +249,10 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := s.files.lock(key)
+	unlock, err := s.lockKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+	}
 	defer unlock()
 	sess, err := s.load(key, path)
 	if err != nil {
@@ -248,6 +269,19 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
 	}
 	return sess, nil
+}
+
+// lockKey serializes file access for key: first among the goroutines of
+// this Store, then among processes through an advisory lock on a hidden
+// per-session lock file. The key must already be valid.
+func (s *Store) lockKey(key string) (unlock func(), err error) {
+	inproc := s.files.lock(key)
+	release, err := lockFile(filepath.Join(s.dir, "."+keyStem(key)+".lock"))
+	if err != nil {
+		inproc()
+		return nil, err
+	}
+	return func() { release(); inproc() }, nil
 }
 
 // save writes sess to path; the caller holds the file lock for sess.Key.
@@ -283,8 +317,17 @@ func (s *Store) save(sess *Session, path string) error {
 	return nil
 }
 
-// writeAtomic replaces path with the bytes that fill writes.
-func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (err error) {
+// writeAtomic replaces path with the bytes that fill writes, durably.
+func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
+	return s.replaceFile(path, true, fill)
+}
+
+// replaceFile replaces path with the bytes that fill writes. The new file
+// is synced before the rename, so a crash leaves the old or the new bytes,
+// never a torn file; syncDir also syncs the directory so the rename itself
+// survives a crash. Without it a crash may bring back the previous version,
+// which is acceptable for data that is merely stale when old, like counters.
+func (s *Store) replaceFile(path string, syncDir bool, fill func(*bufio.Writer) error) (err error) {
 	// CreateTemp picks a fresh random name per call, so concurrent writers
 	// never share a temporary file, and the leading dot keeps leftovers of
 	// a crash out of directory listings.
@@ -318,6 +361,9 @@ func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (err er
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
+	}
+	if !syncDir {
+		return nil
 	}
 	return s.syncDir()
 }

@@ -192,6 +192,10 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
+		// Lock files are meant to stay; temporary files are not.
+		if n := e.Name(); strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".lock") {
+			continue
+		}
 		names = append(names, e.Name())
 	}
 	return names

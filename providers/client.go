@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -53,6 +54,17 @@ type ClientOptions struct {
 	// last, so they may replace the defaults, including Authorization (for
 	// providers that authenticate with a different header). Nil means none.
 	Headers map[string]string
+	// AuthHeader, when set, carries APIKey as is under this header name
+	// instead of "Authorization: Bearer" (Azure's "api-key"). Empty means
+	// the bearer form.
+	AuthHeader string
+	// Style is the URL layout of the endpoint; the zero value is the
+	// OpenAI layout. With [StyleAzure] the request's model names the
+	// deployment, and an api-version is added when BaseURL has none.
+	Style URLStyle
+	// ExtraBody holds provider-specific top-level fields merged into every
+	// request body, under those of [Request.ExtraBody]. Nil means none.
+	ExtraBody map[string]any
 }
 
 // Client talks to one OpenAI-compatible chat-completions endpoint. It is safe
@@ -64,6 +76,10 @@ type Client struct {
 	timeout  time.Duration
 	http     *http.Client
 	headers  http.Header
+	authHdr  string
+	base     *url.URL
+	style    URLStyle
+	extra    map[string]any
 
 	// Limits live on the client rather than in package variables so tests
 	// can shrink them without racing each other.
@@ -82,7 +98,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	if name == "" {
 		name = "provider"
 	}
-	endpoint, err := chatEndpoint(opts.BaseURL)
+	base, err := parseBase(opts.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: ClientOptions.BaseURL: %w", name, err)
 	}
@@ -101,36 +117,74 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	for k, v := range opts.Headers {
 		headers.Set(k, v)
 	}
+	if opts.Style == StyleAzure && base.Query().Get("api-version") == "" {
+		q := base.Query()
+		q.Set("api-version", DefaultAzureAPIVersion)
+		base.RawQuery = q.Encode()
+	}
 	return &Client{
 		name:     name,
-		endpoint: endpoint,
+		endpoint: base.JoinPath("chat", "completions").String(),
 		apiKey:   opts.APIKey,
 		timeout:  timeout,
 		http:     hc,
 		headers:  headers,
+		authHdr:  opts.AuthHeader,
+		base:     base,
+		style:    opts.Style,
+		extra:    opts.ExtraBody,
 		maxBody:  maxResponseBody,
 		maxLine:  maxLineLength,
 	}, nil
 }
 
-func chatEndpoint(base string) (string, error) {
+// endpointFor returns the URL of the operation op ("chat/completions",
+// "embeddings", "audio/transcriptions") for model.
+func (c *Client) endpointFor(model, op string) string {
+	if c.style == StyleAzure {
+		// A base that already names a deployment is used as is.
+		if strings.Contains(c.base.Path, "/deployments/") {
+			return c.base.JoinPath(strings.Split(op, "/")...).String()
+		}
+		parts := append([]string{"openai", "deployments", model}, strings.Split(op, "/")...)
+		return c.base.JoinPath(parts...).String()
+	}
+	if op == "chat/completions" {
+		return c.endpoint
+	}
+	return c.base.JoinPath(strings.Split(op, "/")...).String()
+}
+
+// setAuth puts the credential on h in the provider's form.
+func (c *Client) setAuth(h http.Header) {
+	if c.apiKey == "" {
+		return
+	}
+	if c.authHdr != "" {
+		h.Set(c.authHdr, c.apiKey)
+		return
+	}
+	h.Set("Authorization", "Bearer "+c.apiKey)
+}
+
+func parseBase(base string) (*url.URL, error) {
 	base = strings.TrimSpace(base)
 	if base == "" {
-		return "", errors.New("empty; set it to the API root, for example https://openrouter.ai/api/v1")
+		return nil, errors.New("empty; set it to the API root, for example https://openrouter.ai/api/v1")
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", fmt.Errorf("cannot parse %q: %w", base, err)
+		return nil, fmt.Errorf("cannot parse %q: %w", base, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("%q must start with http:// or https://", base)
+		return nil, fmt.Errorf("%q must start with http:// or https://", base)
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("%q has no host", base)
+		return nil, fmt.Errorf("%q has no host", base)
 	}
 	u.Fragment = ""
 	u.RawFragment = ""
-	return u.JoinPath("chat", "completions").String(), nil
+	return u, nil
 }
 
 // newTransport clones the default transport so the client's pool is not
@@ -150,6 +204,23 @@ func newTransport() http.RoundTripper {
 // Name returns the provider name used in errors ("provider" when
 // [ClientOptions.Name] was empty).
 func (c *Client) Name() string { return c.name }
+
+// errBadRequest marks a request that could not be built, and errTooLarge
+// an answer over the size limits. Neither is helped by asking again, so a
+// [Chain] moves on at once instead of retrying.
+var (
+	errBadRequest = errors.New("request not sent")
+	errTooLarge   = errors.New("answer too large")
+)
+
+// marked is an error tagged with a class for errors.Is, without the class
+// showing in its text.
+type marked struct{ err, class error }
+
+func (e *marked) Error() string   { return e.err.Error() }
+func (e *marked) Unwrap() []error { return []error{e.err, e.class} }
+
+func mark(class, err error) error { return &marked{err: err, class: class} }
 
 // errClientTimeout marks a deadline set by the client itself, so errors can
 // tell it apart from a deadline the caller's context carried.
@@ -222,13 +293,23 @@ func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delt
 // Any other status is turned into an [*APIError] here.
 func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Response, error) {
 	if req == nil {
-		return nil, fmt.Errorf("%s: nil Request", c.name)
+		return nil, mark(errBadRequest, fmt.Errorf("%s: nil Request", c.name))
+	}
+	if _, err := screen(req, []string{req.Model}, []string{req.Model}, ""); err != nil {
+		return nil, mark(errBadRequest, fmt.Errorf("%s: %w", c.name, err))
+	}
+	if len(c.extra) > 0 {
+		r := *req
+		r.ExtraBody = make(map[string]any, len(c.extra)+len(req.ExtraBody))
+		maps.Copy(r.ExtraBody, c.extra)
+		maps.Copy(r.ExtraBody, req.ExtraBody)
+		req = &r
 	}
 	body, err := marshalRequest(req, stream)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.name, err)
+		return nil, mark(errBadRequest, fmt.Errorf("%s: encode request: %w", c.name, err))
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpointFor(req.Model, "chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%s: build request: %w", c.name, err)
 	}
@@ -240,9 +321,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 		h.Set("Accept", "application/json")
 	}
 	h.Set("User-Agent", "joshbot-providers")
-	if c.apiKey != "" {
-		h.Set("Authorization", "Bearer "+c.apiKey)
-	}
+	c.setAuth(h)
 	for k, v := range c.headers {
 		h[k] = v
 	}
@@ -267,7 +346,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, error) {
 	limit := int64(c.maxBody)
 	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("%s: response body of %d bytes exceeds the %s limit", c.name, resp.ContentLength, byteSize(limit))
+		return nil, mark(errTooLarge, fmt.Errorf("%s: response body of %d bytes exceeds the %s limit", c.name, resp.ContentLength, byteSize(limit)))
 	}
 	var buf bytes.Buffer
 	if resp.ContentLength > 0 {
@@ -281,7 +360,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, err
 		return nil, fmt.Errorf("%s: read response: %w", c.name, err)
 	}
 	if n > limit {
-		return nil, fmt.Errorf("%s: response body exceeds the %s limit", c.name, byteSize(limit))
+		return nil, mark(errTooLarge, fmt.Errorf("%s: response body exceeds the %s limit", c.name, byteSize(limit)))
 	}
 	return buf.Bytes(), nil
 }

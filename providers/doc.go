@@ -35,6 +35,35 @@
 // bounded by [ClientOptions.Timeout], and response sizes are capped so a
 // misbehaving server cannot exhaust memory.
 //
+// # Providers and models
+//
+// [Known] lists the providers joshbot knows by name (OpenRouter, OpenAI,
+// Anthropic, Groq, NVIDIA, Poolside, Azure, GitHub Copilot, Ollama, LiteLLM
+// and Custom) with their default endpoint and how they authenticate. A model
+// id may select its provider by prefix ([ProviderForModel]:
+// "groq/llama-3.3-70b-versatile"), and [StripProviderPrefix] is the one rule
+// that turns it into the id sent on the wire. [ContextWindow],
+// [SupportsVision] and [SupportsDocuments] describe known models; unknown
+// ones get 128k tokens and no attachments.
+//
+// # Reliability
+//
+// A [Chain] asks a list of [Candidate] models in turn. A transient failure
+// (429, 5xx, a network error) is retried in place with jittered exponential
+// backoff, honouring Retry-After; a Retry-After over [MaxRetryWait] puts the
+// provider into a cooldown instead and the chain moves on. A shared [Health]
+// table tries failing providers last (never drops them). When a fallback
+// answers, [Response.FallbackNotice] says who failed, why and who answered.
+//
+// # Attachments, speech and embeddings
+//
+// [Message.Images] and [Message.Documents] (PDF) are encoded by
+// [Message.MarshalJSON] alone; a text-only message encodes byte for byte as
+// it did before attachments existed. Types are decided from the bytes and
+// limits are enforced before any request. [Client.Transcribe] speaks the
+// OpenAI /audio/transcriptions dialect ([SniffAudio] checks the upload) and
+// [Client.Embed] the /embeddings one, placing vectors by their index.
+//
 // # Testing
 //
 // The providertest package serves scripted OpenAI-compatible replies on an

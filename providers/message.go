@@ -14,12 +14,22 @@ const (
 //
 // Content is always serialized, even when empty, because several servers
 // reject an assistant message whose content key is missing.
+//
+// Images and Documents are attachments of a user message. They are encoded
+// by [Message.MarshalJSON], the single place where attachments meet the wire
+// format: a message without attachments encodes exactly as it would if the
+// two fields did not exist, and one with attachments turns Content into an
+// array of content parts.
 type Message struct {
 	Role       string     `json:"role"`
 	Content    string     `json:"content"`
 	Name       string     `json:"name,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Images are sent as image_url parts carrying data URLs; nil means none.
+	Images []Image `json:"-"`
+	// Documents are sent as file parts; nil means none.
+	Documents []Document `json:"-"`
 }
 
 // ToolCall is a request by the model to run one tool.

@@ -41,6 +41,16 @@ type Response struct {
 	Usage Usage
 	// Model is the model id the provider says answered.
 	Model string
+	// Provider is the name of the provider that answered, set by [Chain];
+	// empty from a bare [Client].
+	Provider string
+	// FallbackNotice is set by [Chain] when the answer came from a model
+	// other than the first configured one: one line naming the provider
+	// that failed, why, and who answered instead, meant to open the reply
+	// so a silent model switch is never mistaken for the primary working.
+	// It is not part of Message and must not be stored as the model's
+	// words. Empty when the primary answered.
+	FallbackNotice string
 }
 
 // Delta is one increment of a streamed answer.
@@ -48,4 +58,8 @@ type Delta struct {
 	// Content is the new text, possibly empty when the chunk only carried
 	// tool-call fragments or metadata.
 	Content string
+	// Notice, when not empty, is a [Response.FallbackNotice] delivered
+	// ahead of the answer's first text so a streaming display can open
+	// with it. It is not part of the answer; Content is empty alongside it.
+	Notice string
 }

@@ -262,7 +262,7 @@ func (p *payloadReader) Read(dst []byte) (int, error) {
 func (d *streamDecoder) grow(n int) error {
 	d.text += n
 	if d.text > d.maxText {
-		return fmt.Errorf("%s: streamed answer exceeds the %s limit", d.name, byteSize(int64(d.maxText)))
+		return mark(errTooLarge, fmt.Errorf("%s: streamed answer exceeds the %s limit", d.name, byteSize(int64(d.maxText))))
 	}
 	return nil
 }

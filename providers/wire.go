@@ -10,9 +10,12 @@ import (
 
 // wireRequest is the JSON body of a chat-completions call. Field order fixes
 // the key order on the wire, which keeps request dumps and goldens stable.
-type wireRequest struct {
+// M is plainMessage for the usual text-only conversation and Message when
+// attachments need [Message.MarshalJSON]; a type parameter rather than an
+// interface field keeps the slice from being boxed on every request.
+type wireRequest[M plainMessage | Message] struct {
 	Model         string           `json:"model"`
-	Messages      []Message        `json:"messages"`
+	Messages      []M              `json:"messages"`
 	Tools         []ToolDefinition `json:"tools,omitempty"`
 	Temperature   *float64         `json:"temperature,omitempty"`
 	MaxTokens     int              `json:"max_tokens,omitempty"`
@@ -26,12 +29,25 @@ type streamOptions struct {
 
 var includeUsage = &streamOptions{IncludeUsage: true}
 
-// marshalRequest encodes req once. ExtraBody, when present, is spliced into
-// the same object rather than round-tripping the whole body through a map.
+// marshalRequest encodes req once; it is the one place a request becomes
+// bytes. ExtraBody, when present, is spliced into the same object rather
+// than round-tripping the whole body through a map.
 func marshalRequest(req *Request, stream bool) ([]byte, error) {
-	w := wireRequest{
+	for i := range req.Messages {
+		if len(req.Messages[i].Images) > 0 || len(req.Messages[i].Documents) > 0 {
+			return encodeRequest(req, stream, withToolTypes(req.Messages))
+		}
+	}
+	// A text-only conversation is copied once into plain values, which
+	// encode field by field without a MarshalJSON call (and its
+	// re-validation pass) per message. The bytes are the same either way.
+	return encodeRequest(req, stream, plainMessages(req.Messages))
+}
+
+func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M) ([]byte, error) {
+	w := wireRequest[M]{
 		Model:       req.Model,
-		Messages:    withToolTypes(req.Messages),
+		Messages:    msgs,
 		Tools:       withDefinitionTypes(req.Tools),
 		Temperature: req.Temperature,
 		MaxTokens:   req.MaxTokens,
@@ -54,14 +70,8 @@ func marshalRequest(req *Request, stream bool) ([]byte, error) {
 	if len(req.ExtraBody) == 0 {
 		return body, nil
 	}
-	return spliceExtra(body, &w, req.ExtraBody, enc, &buf)
-}
-
-// spliceExtra appends the ExtraBody keys that the request does not already
-// set to the encoded object in body.
-func spliceExtra(body []byte, w *wireRequest, extra map[string]any, enc *json.Encoder, buf *bytes.Buffer) ([]byte, error) {
-	extras := make(map[string]any, len(extra))
-	for k, v := range extra {
+	extras := make(map[string]any, len(req.ExtraBody))
+	for k, v := range req.ExtraBody {
 		if !w.sets(k) {
 			extras[k] = v
 		}
@@ -84,7 +94,7 @@ func spliceExtra(body []byte, w *wireRequest, extra map[string]any, enc *json.En
 // sets reports whether the encoded request carries key, in which case the
 // request's own field wins over ExtraBody. The stream keys always belong to
 // the client, since the choice of Chat or ChatStream decides them.
-func (w *wireRequest) sets(key string) bool {
+func (w *wireRequest[M]) sets(key string) bool {
 	switch key {
 	case "model", "messages", "stream", "stream_options":
 		return true
@@ -96,6 +106,26 @@ func (w *wireRequest) sets(key string) bool {
 		return w.MaxTokens != 0
 	}
 	return false
+}
+
+// plainMessages copies msgs into plain values, filling in the "function"
+// type of tool calls that lack one.
+func plainMessages(msgs []Message) []plainMessage {
+	out := make([]plainMessage, len(msgs))
+	for i := range msgs {
+		out[i] = plainMessage(msgs[i])
+		if missingCallType(out[i].ToolCalls) {
+			calls := make([]ToolCall, len(out[i].ToolCalls))
+			copy(calls, out[i].ToolCalls)
+			for j := range calls {
+				if calls[j].Type == "" {
+					calls[j].Type = "function"
+				}
+			}
+			out[i].ToolCalls = calls
+		}
+	}
+	return out
 }
 
 // withToolTypes fills in the "function" type of tool calls that lack one.
@@ -161,6 +191,12 @@ func estimateSize(req *Request) int {
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		n += 48 + len(m.Content) + len(m.Content)/16 + len(m.Name) + len(m.ToolCallID)
+		for j := range m.Images {
+			n += 64 + len(m.Images[j].Data)*4/3
+		}
+		for j := range m.Documents {
+			n += 96 + len(m.Documents[j].Name) + len(m.Documents[j].Data)*4/3
+		}
 		for j := range m.ToolCalls {
 			n += 64 + len(m.ToolCalls[j].ID) + len(m.ToolCalls[j].Function.Name) + len(m.ToolCalls[j].Function.Arguments)*9/8
 		}

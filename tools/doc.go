@@ -23,12 +23,19 @@
 // # Turn context
 //
 // What belongs to one turn travels on the context, never on a tool: the
-// conversation ([WithRecipient]) that message, send_file and cron deliver
-// to, and the [Spawner] the subagent tools hand work to. Tools that need
-// something outside the module (a bus, a job store, a skill library, the
-// config) declare the small interface they use: [Outbox], [CronStore],
-// [SkillLibrary], [ConfigAccess].
+// conversation ([WithRecipient], [WithSessionKey]) that message, send_file,
+// cron and the search tools work for, and the [Spawner] the subagent tools
+// hand work to. Tools that need something outside the module (a bus, a job
+// store, a skill library, the config) declare the small interface they
+// use: [Outbox], [CronStore], [SkillLibrary], [ConfigAccess].
+//
+// # Memory
+//
+// memory_search ([RegisterMemorySearch]) and session_search
+// ([RegisterSessionSearch]) recall earlier conversations. Both read the
+// conversation making the call from the context ([WithSessionKey]) and
+// never return what another conversation said.
 //
 // Later releases add the shell (screened and optionally sandboxed through
-// the sandbox module), web fetch and search, and memory and session search.
+// the sandbox module) and web fetch and search.
 package tools

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -115,6 +116,19 @@ func run(root, out string, n int, goBench bool) error {
 		rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: wall})
 		rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: rss})
 	}
+	if hasCommand(bin, "gateway") {
+		runs := max(n/5, 3)
+		log.Printf("measuring idle gateway ×%d", runs)
+		var rss []float64
+		for i := 0; i < runs; i++ {
+			r, err := idleRSS(bin, []string{"--config", textCfg, "gateway"}, 2*time.Second)
+			if err != nil {
+				return fmt.Errorf("idle gateway: %w", err)
+			}
+			rss = append(rss, r)
+		}
+		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss})
+	}
 	for _, missing := range []struct{ cmd, name, why string }{
 		{"gateway", "idle gateway RSS", "the gateway command is not built yet (issue 8)"},
 		{"serve", "serve streaming TTFB overhead p99", "the serve command is not built yet (issue 10)"},
@@ -132,10 +146,13 @@ func run(root, out string, n int, goBench bool) error {
 			rep.add(f)
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(root, out), 0o755); err != nil {
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return rep.write(filepath.Join(root, out))
+	return rep.write(out)
 }
 
 func goBuild(root, out, pkg, ldflags string) error {
@@ -199,6 +216,32 @@ func measure(bin string, args []string) (time.Duration, float64, error) {
 		return 0, 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.Bytes())
 	}
 	return wall, peakRSS(cmd.ProcessState), nil
+}
+
+// idleRSS starts a long-running command, lets it settle, reads its
+// resident set size from /proc, and stops it with SIGTERM.
+func idleRSS(bin string, args []string, settle time.Duration) (float64, error) {
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(settle)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		return 0, fmt.Errorf("read RSS: %w (stderr: %s)", err, stderr.Bytes())
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kib float64
+			fmt.Sscanf(strings.TrimSpace(v), "%f", &kib)
+			return kib / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc status")
 }
 
 func hasCommand(bin, name string) bool {

@@ -32,6 +32,8 @@ type Request struct {
 	Raw []byte
 	// Header holds the request headers.
 	Header http.Header
+	// Path is the URL path the request was sent to, query included.
+	Path string
 }
 
 // Field returns the raw JSON of a top-level body field, such as one merged
@@ -61,7 +63,9 @@ type wireRequest struct {
 const maxRequestBody = 64 << 20
 
 // Handler answers POST requests to any path ending in /chat/completions with
-// scripted replies: first those queued by [Handler.Enqueue], in order, then
+// scripted replies (and those ending in /embeddings or /audio/transcriptions
+// with a scripted [Reply.Body], sent verbatim): first those queued by
+// [Handler.Enqueue], in order, then
 // whatever the fallback set by [Handler.SetFallback] computes. It is safe for
 // concurrent use. Create it with [NewHandler]; the zero value is unusable.
 type Handler struct {
@@ -150,8 +154,10 @@ func (h *Handler) Close() {
 
 // ServeHTTP answers one chat-completions request from the script.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/chat/completions") {
-		h.fail(w, http.StatusNotFound, fmt.Sprintf("providertest: unexpected %s %s; only POST .../chat/completions is served", r.Method, r.URL.Path))
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	chat := strings.HasSuffix(path, "/chat/completions")
+	if !chat && !strings.HasSuffix(path, "/embeddings") && !strings.HasSuffix(path, "/audio/transcriptions") {
+		h.fail(w, http.StatusNotFound, fmt.Sprintf("providertest: unexpected %s %s; only POST .../chat/completions, .../embeddings and .../audio/transcriptions are served", r.Method, r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -164,7 +170,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var wr wireRequest
-	decodeErr := json.Unmarshal(raw, &wr)
+	var decodeErr error
+	if chat {
+		decodeErr = json.Unmarshal(raw, &wr)
+	} else if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		// Embeddings: only the model is of interest; the reply is the
+		// scripted Body.
+		var m struct {
+			Model string `json:"model"`
+		}
+		decodeErr = json.Unmarshal(raw, &m)
+		wr.Model = m.Model
+	}
 	req := Request{
 		Model:        wr.Model,
 		Messages:     wr.Messages,
@@ -175,6 +192,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		IncludeUsage: wr.StreamOptions.IncludeUsage,
 		Raw:          raw,
 		Header:       r.Header.Clone(),
+		Path:         r.URL.RequestURI(),
 	}
 
 	h.mu.Lock()

@@ -22,6 +22,7 @@ const defaultSession = "cli:default"
 
 func (a *app) agentCommand() *cobra.Command {
 	var message, session string
+	var resume bool
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",
@@ -32,6 +33,16 @@ func (a *app) agentCommand() *cobra.Command {
 			rt, err := a.loadRuntime()
 			if err != nil {
 				return err
+			}
+			// Learning runs after each reply; let it finish before exit.
+			defer rt.agent.Wait()
+			if resume {
+				if cmd.Flags().Changed("session") {
+					return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
+				}
+				if session, err = a.continueSession(rt.sessions); err != nil {
+					return err
+				}
 			}
 			if cmd.Flags().Changed("message") {
 				if strings.TrimSpace(message) == "" {
@@ -44,6 +55,8 @@ func (a *app) agentCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&message, "message", "m", "", "send one message and print the reply")
 	cmd.Flags().StringVarP(&session, "session", "s", defaultSession, "session key, channel:name")
+	a.addProfileFlag(cmd)
+	cmd.Flags().BoolVarP(&resume, "continue", "c", false, "continue the most recently updated session (a one-line recap goes to stderr)")
 	return cmd
 }
 

@@ -145,6 +145,9 @@ func (a *app) cronCommand() *cobra.Command {
 				return err
 			}
 			n, err := s.Tick(cmd.Context())
+			// The learning step after each fired turn runs in the
+			// background; it must finish before the process exits.
+			rt.agent.Wait()
 			if err != nil {
 				return err
 			}

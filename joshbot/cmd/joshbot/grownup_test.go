@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -50,7 +52,7 @@ func TestIncidentsCommandsAndStatusLine(t *testing.T) {
 	if r := runCLI(t, "", "--config", cfgPath, "status"); r.code != 0 || strings.Contains(r.stdout, "Incidents:") || !strings.Contains(r.stdout, "Model: scripted-model") {
 		t.Fatalf("status before: %+v", r)
 	}
-	srv.Enqueue(providertest.Error(500, "kaput"))
+	srv.Enqueue(providertest.Error(401, "kaput")) // not retried, so one request
 	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi"); r.code != 1 {
 		t.Fatalf("%+v", r)
 	}
@@ -252,5 +254,21 @@ func TestWorkspacePersonalityIsOffered(t *testing.T) {
 	runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello")
 	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "Talk like a pirate.") {
 		t.Fatalf("personality not in prompt:\n%s", sys)
+	}
+}
+
+func TestProviderStatusLines(t *testing.T) {
+	a := &app{}
+	if got := a.providerStatus(); got != nil {
+		t.Fatalf("no chain yet: %v", got)
+	}
+	a.health = providers.NewHealth(nil)
+	if got := a.providerStatus(); len(got) != 1 || got[0] != "Providers: no failures recorded" {
+		t.Fatalf("healthy: %v", got)
+	}
+	a.health.Failure("groq", errors.New("HTTP 429: slow down"), time.Minute)
+	got := a.providerStatus()
+	if len(got) != 1 || !strings.Contains(got[0], "Provider groq: 1 consecutive failures, cooling down 1m0s") || !strings.Contains(got[0], "slow down") {
+		t.Fatalf("failing: %v", got)
 	}
 }

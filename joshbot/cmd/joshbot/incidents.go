@@ -37,7 +37,7 @@ func (a *app) incidentsCommand() *cobra.Command {
 			if limit > 0 && len(incs) > limit {
 				incs = incs[len(incs)-limit:]
 			}
-			if asJSON {
+			if asJSON || a.output == "json" {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				if incs == nil {

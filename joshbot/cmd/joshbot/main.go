@@ -7,6 +7,8 @@
 //	joshbot onboard            write ~/.joshbot/config.json and a workspace
 //	joshbot agent -m "hello"   one turn, the reply on stdout
 //	joshbot agent              an interactive conversation
+//	joshbot preflight          would joshbot start, and with what? (dials nothing)
+//	joshbot profiles list      the named model setups in the config
 //	joshbot version            print the version
 package main
 
@@ -22,7 +24,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/providers"
 )
 
 // exitError carries a process exit code out of a command whose failure has
@@ -64,6 +69,19 @@ type app struct {
 	configPath string
 	logLevel   string
 	log        *slog.Logger
+
+	// extraChannels are added to the gateway's channels; tests use it to
+	// run the gateway against a fake platform.
+	extraChannels []channels.Channel
+	// output is --output; format is its parsed value, used by the
+	// read-only reporting commands.
+	output string
+	format output.Format
+	// profile is --profile on the commands that take it.
+	profile string
+	// health is shared by every provider chain of the process, so all
+	// conversations learn from one another's failures.
+	health *providers.Health
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -77,12 +95,20 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := output.ParseFormat(a.output)
+			if err != nil {
+				return err
+			}
+			a.format = f
 			return a.setupLogging()
 		},
 	}
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand())
+	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand())
+	root.AddCommand(a.preflightCommand(), a.profilesCommand())
+	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
 	return root
 }

@@ -59,6 +59,9 @@ func scriptedConfig(t *testing.T, srv *providertest.Server) string {
 	cfg.Agents.Defaults.Provider = "custom"
 	cfg.Agents.Defaults.Model = "scripted-model"
 	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
+	// Each test scripts exactly the replies of its turns; learning has
+	// its own tests.
+	cfg.Agents.Defaults.Learning = "off"
 	p := filepath.Join(dir, "config.json")
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
@@ -138,6 +141,9 @@ func TestProviderFailureIsOneLineAndKeepsMessage(t *testing.T) {
 	srv := providertest.NewServer(t)
 	srv.Enqueue(providertest.Error(503, "upstream overloaded"))
 	cfgPath := scriptedConfig(t, srv)
+	// One scripted failure, no retries: the retry rules have their own
+	// tests with an injected clock in the providers module.
+	t.Setenv("JOSHBOT_PROVIDERS__CUSTOM__MAX_RETRIES", "0")
 	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "are you there?")
 	if r.code != 1 {
 		t.Fatalf("exit %d", r.code)

@@ -44,7 +44,7 @@ func (a *app) onboardCommand() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.provider, "provider", "", "provider to use (openrouter, openai, anthropic, groq, nvidia, ollama, custom)")
+	fl.StringVar(&f.provider, "provider", "", "provider to use ("+strings.Join(knownNames(), ", ")+")")
 	fl.StringVar(&f.model, "model", "", "model id (default: the provider's suggested model)")
 	fl.StringVar(&f.apiBase, "api-base", "", "OpenAI-compatible base URL (required for --provider custom)")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
@@ -55,7 +55,7 @@ func (a *app) onboardCommand() *cobra.Command {
 func keyEnvs() []string {
 	var out []string
 	for _, s := range providers.Known() {
-		if s.KeyEnv != "" {
+		if s.KeyEnv != "" && s.BaseURL != "" && s.DefaultModel != "" {
 			out = append(out, s.KeyEnv)
 		}
 	}
@@ -167,7 +167,9 @@ func (a *app) newConfig(ctx context.Context, f *onboardFlags) (*config.Config, e
 // else a running Ollama, and says exactly what to set when there is none.
 func detectProvider(ctx context.Context, ollamaURL string) (providers.Spec, string, error) {
 	for _, s := range providers.Known() {
-		if s.KeyEnv != "" && strings.TrimSpace(os.Getenv(s.KeyEnv)) != "" {
+		// A provider without a default endpoint (azure) or model needs
+		// flags; detection only picks what works as is.
+		if s.KeyEnv != "" && s.BaseURL != "" && s.DefaultModel != "" && strings.TrimSpace(os.Getenv(s.KeyEnv)) != "" {
 			return s, s.DefaultModel, nil
 		}
 	}

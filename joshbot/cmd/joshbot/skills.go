@@ -76,7 +76,7 @@ func (a *app) skillsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON || a.output == "json" {
 				if all == nil {
 					all = []skills.Skill{}
 				}

@@ -59,6 +59,7 @@ func TestSubagentInheritsApproverAndToolRestriction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait)
 	process := func(t *testing.T, a *agent.Agent, key, text string) {
 		t.Helper()
 		if _, err := a.Process(context.Background(), agent.Request{SessionKey: key, Text: text}); err != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -19,6 +21,8 @@ type wired struct {
 	endpoint *config.Endpoint
 	agent    *agent.Agent
 	extras   *extras
+	sessions *memory.Store
+	memory   *memory.LongTerm
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -28,23 +32,20 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(cfgPath)
+	cfg, err := a.loadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
-	ep, err := cfg.Endpoint()
+	mc, err := cfg.ResolveModelConfig()
 	if err != nil {
 		return nil, fmt.Errorf("%w (config %s)", err, tildePath(cfgPath))
 	}
-	client, err := providers.NewClient(&providers.ClientOptions{
-		Name:    ep.Provider,
-		BaseURL: ep.BaseURL,
-		APIKey:  ep.APIKey,
-		Timeout: ep.Timeout,
-	})
+	chain, err := a.providerChain(mc)
 	if err != nil {
-		return nil, fmt.Errorf("providers.%s: %w", ep.Provider, err)
+		return nil, err
 	}
+	primary := &mc.Models[0]
+	ep := &config.Endpoint{Provider: primary.Provider, BaseURL: primary.BaseURL, APIKey: primary.APIKey, Timeout: primary.Timeout, Model: primary.WireModel}
 	ws, err := cfg.WorkspaceDir(home)
 	if err != nil {
 		return nil, err
@@ -56,13 +57,19 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
-	store, err := memory.NewStore(filepath.Join(home, "sessions"))
+	store, lt, err := openMemory(cfg, home, ws)
 	if err != nil {
+		return nil, err
+	}
+	if err := tools.RegisterMemorySearch(reg, lt); err != nil {
+		return nil, err
+	}
+	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
-		Provider:         client,
+		Provider:         chain,
 		ProviderName:     ep.Provider,
 		Model:            ep.Model,
 		Tools:            reg,
@@ -73,7 +80,13 @@ func (a *app) loadRuntime() (*wired, error) {
 		Temperature:      d.Temperature,
 		MaxTokens:        d.MaxTokens,
 		DisableStreaming: !d.Streaming,
+		QuietFallback:    d.QuietFallback,
 		Logger:           a.log,
+
+		CompactionThreshold: d.CompactionThreshold,
+		Memory:              lt,
+		DisableLearning:     d.Learning == "off",
+		LearnShared:         d.LearnScope == "shared",
 	}
 	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
@@ -83,5 +96,105 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex, sessions: store, memory: lt}, nil
+}
+
+// openMemory opens the session store under home and the long-term memory in
+// the workspace ws.
+func openMemory(cfg *config.Config, home, ws string) (*memory.Store, *memory.LongTerm, error) {
+	store, err := memory.NewStore(filepath.Join(home, "sessions"))
+	if err != nil {
+		return nil, nil, err
+	}
+	d := cfg.Agents.Defaults
+	// Per-session facts live beside the sessions, outside the workspace the
+	// filesystem tools can read, so one conversation cannot read another's.
+	lt, err := memory.OpenLongTerm(ws, &memory.LongTermOptions{
+		MaxBytes: d.MemoryMaxBytes, DreamMode: d.DreamMode, SessionDir: filepath.Join(home, "memory"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, lt, nil
+}
+
+// stored is what the commands that inspect sessions and memory need. They
+// work without provider credentials, and without a config file at all
+// (with the defaults), so an operator can always look at what is stored.
+type stored struct {
+	cfg      *config.Config
+	home     string
+	sessions *memory.Store
+	memory   *memory.LongTerm
+}
+
+// loadStored reads the config, if any, without resolving credentials, and
+// opens the session store and long-term memory.
+func (a *app) loadStored() (*stored, error) {
+	cfgPath, home, err := a.paths()
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.Defaults()
+	data, err := os.ReadFile(cfgPath)
+	switch {
+	case err == nil:
+		if cfg, err = config.Parse(cfgPath, data); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if err := config.ApplyEnv(cfg, os.Environ()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", tildePath(cfgPath), err)
+	}
+	ws, err := cfg.WorkspaceDir(home)
+	if err != nil {
+		return nil, err
+	}
+	store, lt, err := openMemory(cfg, home, ws)
+	if err != nil {
+		return nil, err
+	}
+	return &stored{cfg: cfg, home: home, sessions: store, memory: lt}, nil
+}
+
+// loadConfig loads the config with the run's --profile applied.
+func (a *app) loadConfig(cfgPath string) (*config.Config, error) {
+	return config.LoadWith(cfgPath, &config.LoadOptions{Profile: a.profile})
+}
+
+// providerChain builds the retry/fallback chain over every resolved model,
+// primary first. Nothing is dialled here.
+func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
+	if a.health == nil {
+		a.health = providers.NewHealth(nil)
+	}
+	cands := make([]providers.Candidate, 0, len(mc.Models))
+	for i := range mc.Models {
+		m := &mc.Models[i]
+		client, err := providers.NewClient(&providers.ClientOptions{
+			Name:       m.Provider,
+			BaseURL:    m.BaseURL,
+			APIKey:     m.APIKey,
+			Timeout:    m.Timeout,
+			AuthHeader: m.AuthHeader,
+			Style:      m.Style,
+			Headers:    m.Headers,
+			ExtraBody:  m.ExtraBody,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Key, err)
+		}
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+	}
+	return providers.NewChain(&providers.ChainOptions{
+		Candidates: cands,
+		Health:     a.health,
+		Logger:     a.log,
+		ModelKey:   mc.ModelKey,
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"time"
@@ -31,7 +32,7 @@ type extras struct {
 
 // openIncidents opens the incident log under home.
 func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
-	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log})
+	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log, Redact: redactText})
 }
 
 // extendRuntime fills the agent options for slash commands, session
@@ -76,6 +77,7 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		return nil, err
 	}
 	opts.Prefs = p
+	opts.ProviderStatus = a.providerStatus
 	opts.Personalities = a.loadPersonalities(ws)
 	opts.RepeatLimit = d.RepeatLimit
 	opts.MaxSubagentDepth = d.MaxSubagentDepth
@@ -114,4 +116,28 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 // edited.
 func saveDefaultModel(cfgPath, model string) error {
 	return config.SetFileKey(cfgPath, "agents.defaults.model", model)
+}
+
+// providerStatus is the provider part of /status: every provider with a
+// failure on record in this process, or that all are healthy.
+func (a *app) providerStatus() []string {
+	if a.health == nil {
+		return nil
+	}
+	snap := a.health.Snapshot()
+	if len(snap) == 0 {
+		return []string{"Providers: no failures recorded"}
+	}
+	out := make([]string, 0, len(snap))
+	for _, h := range snap {
+		line := fmt.Sprintf("Provider %s: %d consecutive failures", h.Provider, h.ConsecutiveFailures)
+		if h.Cooldown > 0 {
+			line += fmt.Sprintf(", cooling down %s", h.Cooldown.Round(time.Second))
+		}
+		if h.LastError != "" {
+			line += "; last: " + redactText(h.LastError)
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -21,6 +21,32 @@ type Config struct {
 	// Providers maps a provider name ("openrouter", "ollama", "custom", ...)
 	// to how to reach it.
 	Providers map[string]Provider `json:"providers"`
+	// Channels configures the chat surfaces the gateway runs.
+	Channels Channels `json:"channels"`
+	// ModelsConfig is the model-centric way to choose models: when
+	// models_config.agent.model is set it replaces agents.defaults.provider
+	// and agents.defaults.model, and may list fallbacks. Zero means the
+	// legacy fields decide.
+	ModelsConfig ModelsConfig `json:"models_config,omitzero"`
+	// Profiles are named model setups, one of which a run may select with
+	// --profile (or default_profile). Nil means none.
+	Profiles map[string]Profile `json:"profiles,omitempty"`
+	// DefaultProfile names the profile used when --profile is not given;
+	// empty means no profile, and the config is used exactly as written.
+	DefaultProfile string `json:"default_profile,omitempty"`
+	// STT turns speech into text through a configured provider; zero
+	// means no speech to text.
+	STT Service `json:"stt,omitzero"`
+	// Embeddings serves vectors through a configured provider; zero means
+	// no embeddings.
+	Embeddings Service `json:"embeddings,omitzero"`
+
+	// credSources records where each entry's credential came from, keyed
+	// by the entry's config key ("providers.groq"), for preflight. It is
+	// filled by Load and never written.
+	credSources map[string]CredentialSource
+	// profile is the name of the profile Load applied; empty when none.
+	profile string
 }
 
 // Agents groups agent settings; only the defaults exist so far.
@@ -51,6 +77,25 @@ type AgentDefaults struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Streaming shows answers while they are generated on a terminal.
 	Streaming bool `json:"streaming"`
+	// QuietFallback suppresses the one-line notice that opens a reply
+	// answered by a fallback model. False (the default) shows it.
+	QuietFallback bool `json:"quiet_fallback,omitempty"`
+	// CompactionThreshold is the estimated size, in tokens, of a session's
+	// history above which its older part is summarized; zero means 64000
+	// and -1 turns automatic compaction off (/compact still works).
+	CompactionThreshold int `json:"compaction_threshold,omitempty"`
+	// MemoryMaxBytes is the size MEMORY.md and each session's memory are
+	// kept under, by consolidating the overflow; zero means 12288.
+	MemoryMaxBytes int `json:"memory_max_bytes,omitempty"`
+	// Learning is "on" (the default when empty) or "off": whether a model
+	// call after each turn extracts facts to remember.
+	Learning string `json:"learning,omitempty"`
+	// LearnScope is "session" (the default when empty), keeping what is
+	// learned in a conversation to that conversation, or "shared", writing
+	// it to MEMORY.md for every conversation (for a one-person setup).
+	LearnScope string `json:"learn_scope,omitempty"`
+	// DreamMode is "off" (the default when empty), "record" or "full".
+	DreamMode string `json:"dream_mode,omitempty"`
 	// HealTimeouts is "", "off" or "bump": with "bump" each turn timeout in
 	// the last 24h adds 30s to the next start's turn timeout, up to +2m.
 	HealTimeouts string `json:"heal_timeouts,omitempty"`
@@ -75,6 +120,13 @@ type Provider struct {
 	APIBase string `json:"api_base,omitempty"`
 	// Timeout bounds one request; zero means 120s.
 	Timeout Duration `json:"timeout,omitzero"`
+	// MaxRetries is how often a transient failure (429, 5xx, a network
+	// error) is retried against this provider before falling over: 0 to
+	// 10. Nil means 2; 0 means fail over at once.
+	MaxRetries *int `json:"max_retries,omitempty"`
+	// ExtraBody holds provider-specific fields merged into every request
+	// body (for example poolside's chat_template_kwargs). Nil means none.
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
 }
 
 // Defaults returns the configuration used for every key a file leaves out.
@@ -87,5 +139,6 @@ func Defaults() *Config {
 			Streaming:         true,
 		}},
 		Providers: map[string]Provider{},
+		Channels:  Channels{Telegram: Telegram{AllowFrom: []string{}}},
 	}
 }

@@ -96,6 +96,11 @@ func TestLoadErrorsNameWhatToChange(t *testing.T) {
 		{"newer schema", `{"schema_version":99}`, []string{"newer joshbot"}},
 		{"zero schema", `{"schema_version":0}`, []string{"schema_version"}},
 		{"negative iterations", `{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":-1}}}`, []string{"agents.defaults.max_tool_iterations"}},
+		{"tiny compaction threshold", `{"schema_version":1,"agents":{"defaults":{"compaction_threshold":50}}}`, []string{"agents.defaults.compaction_threshold", "-1"}},
+		{"memory size", `{"schema_version":1,"agents":{"defaults":{"memory_max_bytes":10}}}`, []string{"agents.defaults.memory_max_bytes"}},
+		{"learning", `{"schema_version":1,"agents":{"defaults":{"learning":"yes"}}}`, []string{"agents.defaults.learning", `"off"`}},
+		{"learn scope", `{"schema_version":1,"agents":{"defaults":{"learn_scope":"global"}}}`, []string{"agents.defaults.learn_scope"}},
+		{"dream mode", `{"schema_version":1,"agents":{"defaults":{"dream_mode":"true"}}}`, []string{"agents.defaults.dream_mode", "record"}},
 		{"both keys", `{"schema_version":1,"providers":{"openai":{"api_key":"x","api_key_env":"HOME"}}}`, []string{"providers.openai", "both api_key and api_key_env"}},
 		{"unset env", `{"schema_version":1,"providers":{"openai":{"api_key_env":"JOSHBOT_TEST_UNSET_VAR"}}}`, []string{"JOSHBOT_TEST_UNSET_VAR", "not set"}},
 	} {

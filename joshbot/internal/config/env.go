@@ -34,6 +34,13 @@ func ApplyEnv(c *Config, environ []string) error {
 		if err := setPath(reflect.ValueOf(c).Elem(), path, v.value); err != nil {
 			return fmt.Errorf("environment variable %s: %w", v.name, err)
 		}
+		if n := len(path); n >= 2 && path[n-1] == "api_key" {
+			key := strings.Join(path[:n-1], ".")
+			if key == "models_config.agent" {
+				key = c.agentKey()
+			}
+			c.noteSource(key, CredentialSource{Kind: "env-override", Variable: v.name})
+		}
 	}
 	return nil
 }

@@ -9,9 +9,12 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/joshbot/joshbot/providers"
 )
 
 // ErrNotFound is returned by [Load] when there is no config file yet.
@@ -21,23 +24,42 @@ var ErrNotFound = errors.New("no config file")
 // KiB.
 const maxFileSize = 4 << 20
 
-// Load reads the config at path, applies environment overrides and checks
-// the result. Every error names what to change: the file position of a
-// syntax error, the key of a bad value, the variable of a bad override.
-func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
-		}
-		return nil, fmt.Errorf("read config: %w", err)
+// LoadOptions are the per-run choices [LoadWith] applies.
+type LoadOptions struct {
+	// Profile selects a profile by name, as --profile does; empty means
+	// default_profile, and with that empty too no profile is applied.
+	Profile string
+}
+
+// Load reads the config at path, applies default_profile (if any),
+// environment overrides and checks the result. Every error names what to
+// change: the file position of a syntax error, the key of a bad value, the
+// variable of a bad override.
+func Load(path string) (*Config, error) { return LoadWith(path, nil) }
+
+// LoadWith is [Load] with per-run options; nil means none. A selected
+// profile replaces models_config.agent before credentials and environment
+// overrides are applied, and a profile that cannot be resolved into a model
+// to dial is refused here rather than at the first request. The profile is
+// applied to the loaded value only: saving it would write the profile's
+// setup into models_config.
+func LoadWith(path string, opts *LoadOptions) (*Config, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
 	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+	data, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := Parse(path, data)
 	if err != nil {
 		return nil, err
+	}
+	if err := cfg.checkProfiles(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := cfg.applyProfile(opts.Profile); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := cfg.resolveCredentials(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -48,7 +70,26 @@ func Load(path string) (*Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	if cfg.profile != "" {
+		if _, err := cfg.ResolveModelConfig(); err != nil {
+			return nil, fmt.Errorf("config %s: profile %q cannot be used: %w", path, cfg.profile, err)
+		}
+	}
 	return cfg, nil
+}
+
+func readConfigFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+	}
+	return data, nil
 }
 
 // Parse decodes data (the contents of the file named name) over
@@ -120,14 +161,50 @@ func (c *Config) resolveCredentials() error {
 		if p.APIKey != "" {
 			return fmt.Errorf("providers.%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", name)
 		}
-		v, ok := os.LookupEnv(p.APIKeyEnv)
-		if !ok || strings.TrimSpace(v) == "" {
-			return fmt.Errorf("providers.%s.api_key_env names %s, which is not set: export %s, or change providers.%s.api_key_env", name, p.APIKeyEnv, p.APIKeyEnv, name)
+		v, err := lookupKey("providers."+name, p.APIKeyEnv)
+		if err != nil {
+			return err
 		}
-		p.APIKey = strings.TrimSpace(v)
+		p.APIKey = v
 		c.Providers[name] = p
 	}
+	a := &c.ModelsConfig.Agent
+	if err := resolveEntryKey(c.agentKey(), a); err != nil {
+		return err
+	}
+	for i := range a.Fallbacks {
+		if err := resolveEntryKey(fmt.Sprintf("%s.fallbacks[%d]", c.agentKey(), i), &a.Fallbacks[i]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// resolveEntryKey reads the api_key_env of a model entry at key.
+func resolveEntryKey(key string, e *ModelEntry) error {
+	if e.APIKeyEnv == "" {
+		return nil
+	}
+	if e.APIKey != "" {
+		return fmt.Errorf("%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", key)
+	}
+	v, err := lookupKey(key, e.APIKeyEnv)
+	if err != nil {
+		return err
+	}
+	e.APIKey = v
+	return nil
+}
+
+// lookupKey reads the variable that api_key_env at key names. An unset or
+// blank variable is an error naming it: silently going keyless would
+// resurface as a 401 mid-conversation and read as a revoked key.
+func lookupKey(key, env string) (string, error) {
+	v, ok := os.LookupEnv(env)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", &ResolveError{CodeMissingCredential, key + ".api_key_env", fmt.Errorf("%s.api_key_env names %s, which is not set: export %s, or change %s.api_key_env", key, env, env, key)}
+	}
+	return strings.TrimSpace(v), nil
 }
 
 // Usable reports whether c, as it would be saved, loads and resolves to a
@@ -135,6 +212,7 @@ func (c *Config) resolveCredentials() error {
 func (c *Config) Usable() error {
 	check := *c
 	check.Providers = maps.Clone(c.Providers)
+	check.ModelsConfig.Agent.Fallbacks = slices.Clone(c.ModelsConfig.Agent.Fallbacks)
 	if err := check.resolveCredentials(); err != nil {
 		return err
 	}
@@ -166,12 +244,57 @@ func (c *Config) Validate() error {
 	if t := d.Temperature; t != nil && (*t < 0 || *t > 2) {
 		return fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t)
 	}
+	if err := d.validateMemory(); err != nil {
+		return err
+	}
 	for _, name := range c.providerNames() {
-		if err := checkDuration("providers."+name+".timeout", c.Providers[name].Timeout); err != nil {
+		p := c.Providers[name]
+		if err := checkDuration("providers."+name+".timeout", p.Timeout); err != nil {
+			return err
+		}
+		if err := checkRetries("providers."+name+".max_retries", p.MaxRetries); err != nil {
 			return err
 		}
 	}
+	entries := map[string]*ModelEntry{}
+	if c.ModelCentric() || c.ModelsConfig.Agent.Fallbacks != nil {
+		a := &c.ModelsConfig.Agent
+		entries[c.agentKey()] = a
+		for i := range a.Fallbacks {
+			entries[fmt.Sprintf("%s.fallbacks[%d]", c.agentKey(), i)] = &a.Fallbacks[i]
+		}
+	}
+	for _, name := range c.ProfileNames() {
+		p := c.Profiles[name]
+		e := p.entry()
+		entries["profiles."+name] = &e
+	}
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := entries[k]
+		if err := checkDuration(k+".timeout", e.Timeout); err != nil {
+			return err
+		}
+		if err := checkRetries(k+".max_retries", e.MaxRetries); err != nil {
+			return err
+		}
+	}
+	if err := c.Channels.validate(); err != nil {
+		return err
+	}
 	return c.validateAgentExtras()
+}
+
+// checkRetries keeps a retry budget within 0 to providers.MaxRetriesLimit.
+func checkRetries(key string, n *int) error {
+	if n != nil && (*n < 0 || *n > providers.MaxRetriesLimit) {
+		return fmt.Errorf("%s is %d: use 0 (fail over at once) to %d, or remove it for the default of %d", key, *n, providers.MaxRetriesLimit, providers.DefaultMaxRetries)
+	}
+	return nil
 }
 
 // checkDuration refuses a nonzero duration under a second: it is certainly a

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,42 +29,16 @@ type Endpoint struct {
 // ErrNoProvider is returned by [Config.Endpoint] when no provider is chosen.
 var ErrNoProvider = errors.New("no provider configured")
 
-// Endpoint resolves the provider the agent talks to. The error names the
-// key (and, for a credential, the environment variable) to set.
+// Endpoint resolves the primary model the agent talks to; see
+// [Config.ResolveModelConfig] for the fallbacks too. The error names the key
+// (and, for a credential, the environment variable) to set.
 func (c *Config) Endpoint() (*Endpoint, error) {
-	d := &c.Agents.Defaults
-	name := d.Provider
-	if name == "" {
-		return nil, fmt.Errorf("%w: set agents.defaults.provider to one of the entries under providers (run `joshbot onboard` to write a working config)", ErrNoProvider)
+	mc, err := c.ResolveModelConfig()
+	if err != nil {
+		return nil, err
 	}
-	p, ok := c.Providers[name]
-	spec, isKnown := providers.Lookup(name)
-	if !ok && !isKnown {
-		return nil, fmt.Errorf("agents.defaults.provider is %q, but there is no providers.%s entry: add one with an api_base", name, name)
-	}
-	if d.Model == "" {
-		return nil, fmt.Errorf("no model configured: set agents.defaults.model (for example %q)", exampleModel(spec))
-	}
-	base := p.APIBase
-	if base == "" {
-		base = spec.BaseURL
-	}
-	if base == "" {
-		return nil, fmt.Errorf("providers.%s.api_base is empty: set it to the server's OpenAI-compatible URL, e.g. \"http://localhost:8080/v1\"", name)
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("providers.%s.api_base %q is not an http(s) URL", name, base)
-	}
-	if p.APIKey == "" && !spec.Keyless && isKnown {
-		envName := EnvPrefix + "PROVIDERS__" + strings.ToUpper(name) + "__API_KEY"
-		hint := spec.KeyEnv
-		if hint == "" {
-			hint = "YOUR_KEY_VARIABLE"
-		}
-		return nil, fmt.Errorf("provider %s has no API key: set providers.%s.api_key_env to the variable holding it (e.g. %q) or export %s", name, name, hint, envName)
-	}
-	return &Endpoint{Provider: name, BaseURL: base, APIKey: p.APIKey, Timeout: p.Timeout.Std(), Model: d.Model}, nil
+	m := &mc.Models[0]
+	return &Endpoint{Provider: m.Provider, BaseURL: m.BaseURL, APIKey: m.APIKey, Timeout: m.Timeout, Model: m.WireModel}, nil
 }
 
 func exampleModel(s providers.Spec) string {

@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
+)
+
+// DefaultCompactionThreshold is the estimated size, in tokens, of a
+// session's history above which a turn first compacts it. It leaves room in
+// the 128k-token window assumed for models of unknown size.
+const DefaultCompactionThreshold = 64_000
+
+// Bounds on what one summarization request sends: the summary is a lossy
+// stand-in by design (the archive keeps every word), so a very long span is
+// better summarized from trimmed messages than not at all.
+const (
+	compactMaxMessageChars = 2_000
+	compactMaxInputChars   = 240_000
+	compactSummaryTokens   = 1_024
+)
+
+const compactPrompt = `You condense the earlier part of a conversation between a user and an AI assistant into a summary that will replace it.
+Keep what the assistant needs to continue: the user's goals and requests, decisions made, facts learned, names, numbers, file paths, open tasks and unanswered questions.
+Leave out small talk and the details of tool output that no longer matter. Write plain prose or short bullet points, in the conversation's language, at most about 400 words.
+Reply with the summary only.`
+
+// errNothingToCompact means the session is too short to compact.
+var errNothingToCompact = errors.New("nothing to compact yet")
+
+// estimateTokens is a cheap size estimate of msgs: about four bytes per
+// token plus a little per message for the wire envelope.
+func estimateTokens(msgs []memory.Message) int {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		n += len(m.Content) + 16
+		for _, c := range m.ToolCalls {
+			n += len(c.Name) + len(c.Arguments) + 16
+		}
+	}
+	return n / 4
+}
+
+// maybeCompact compacts sess when it is over the threshold. A failure is
+// logged and the turn goes on: the request is still bounded by the history
+// window, and the next turn will try again.
+func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session) {
+	if a.compactionThreshold < 0 {
+		return
+	}
+	// Many short messages compact too, before the history window would
+	// drop the oldest of them from the request unsummarized.
+	overCount := len(sess.Messages) > a.historyLimit
+	if !overCount && estimateTokens(sess.Messages) < a.compactionThreshold {
+		return
+	}
+	// When nearly all of the size is in the part that must stay (one huge
+	// recent message, say), a summary would gain little and cost a model
+	// call on every turn; the history window still bounds the request.
+	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
+	if !overCount && estimateTokens(sess.Messages[:cut]) < a.compactionThreshold/8 {
+		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
+		return
+	}
+	n, err := a.compact(ctx, sess)
+	switch {
+	case errors.Is(err, errNothingToCompact):
+	case err != nil:
+		a.log.Warn("compaction failed; the session is unchanged and the request uses the newest messages", "session", sess.Key, "err", err)
+	default:
+		a.log.Info("compacted session", "session", sess.Key, "archived_messages", n)
+	}
+}
+
+// compact summarizes the compactable start of sess and stores the summary
+// as its compaction record. It returns how many messages were archived.
+func (a *Agent) compact(ctx context.Context, sess *memory.Session) (int, error) {
+	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
+	start := 0
+	if len(sess.Messages) > 0 && sess.Messages[0].Kind == memory.KindCompaction {
+		start = 1
+	}
+	if cut <= start {
+		return 0, errNothingToCompact
+	}
+	var b strings.Builder
+	if start == 1 {
+		b.WriteString("Summary of the conversation before this part:\n")
+		b.WriteString(sess.Messages[0].Content)
+		b.WriteString("\n\nThe conversation continues:\n")
+	}
+	span := sess.Messages[start:cut]
+	// When the span is too long, keep its end: the newest part matters
+	// most to the conversation that continues.
+	var lines []string
+	total := b.Len()
+	for i := len(span) - 1; i >= 0 && total < compactMaxInputChars; i-- {
+		l := transcriptLine(&span[i])
+		lines = append(lines, l)
+		total += len(l)
+	}
+	if len(lines) < len(span) {
+		fmt.Fprintf(&b, "[%d earlier messages omitted]\n", len(span)-len(lines))
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		b.WriteString(lines[i])
+	}
+	resp, err := a.provider.Chat(ctx, &providers.Request{
+		Model: a.model,
+		Messages: []providers.Message{
+			{Role: providers.RoleSystem, Content: compactPrompt},
+			{Role: providers.RoleUser, Content: b.String()},
+		},
+		MaxTokens: compactSummaryTokens,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("summarize with %s: %w", a.providerName, err)
+	}
+	summary := strings.TrimSpace(resp.Message.Content)
+	if summary == "" {
+		return 0, fmt.Errorf("summarize with %s: the model returned an empty summary", a.providerName)
+	}
+	if err := a.sessions.Compact(sess, cut, summary, a.now()); err != nil {
+		return 0, err
+	}
+	return cut - start, nil
+}
+
+// transcriptLine renders one message for the summarizer.
+func transcriptLine(m *memory.Message) string {
+	var b strings.Builder
+	b.WriteString(m.Role)
+	if m.Name != "" {
+		b.WriteString(" (" + m.Name + ")")
+	}
+	b.WriteString(": ")
+	b.WriteString(clip(m.Content, compactMaxMessageChars))
+	for _, c := range m.ToolCalls {
+		fmt.Fprintf(&b, " [calls %s %s]", c.Name, clip(c.Arguments, 200))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// splitSummary separates a leading compaction record from the messages to
+// send and returns the prompt section carrying it ("" when there is none).
+func splitSummary(msgs []memory.Message) (section string, rest []memory.Message) {
+	if len(msgs) == 0 || msgs[0].Kind != memory.KindCompaction {
+		return "", msgs
+	}
+	// The summary is model output; it must not close the section early.
+	text := strings.ReplaceAll(msgs[0].Content, "</conversation_summary", "<\\/conversation_summary")
+	return "\n\n<conversation_summary>\nThe earlier part of this conversation was condensed into this summary:\n" +
+		text + "\n</conversation_summary>", msgs[1:]
+}
+
+// compactCommand runs /compact: compaction on demand, whatever the size.
+// The command itself is not stored in the session.
+func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error) {
+	unlock := a.sessions.Lock(req.SessionKey)
+	defer unlock()
+	sess, err := a.sessions.Load(req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
+	defer cancel()
+	start := time.Now()
+	n, err := a.compact(ctx, sess)
+	if errors.Is(err, errNothingToCompact) {
+		return &Reply{Text: fmt.Sprintf("Nothing to compact yet: the last turn and the %d messages before it are always kept as they are.", memory.KeepRecent)}, nil
+	}
+	if err != nil {
+		return &Reply{Text: "Compaction failed; the conversation is unchanged. " + oneLine(err.Error())}, fmt.Errorf("agent: compact: %w", err)
+	}
+	a.log.Info("compacted session on request", "session", req.SessionKey, "archived_messages", n, "dur", time.Since(start))
+	noun := "messages"
+	if n == 1 {
+		noun = "message"
+	}
+	return &Reply{Text: fmt.Sprintf("Compacted %d earlier %s into a summary; the history archive keeps them word for word.", n, noun), Iterations: 1}, nil
+}

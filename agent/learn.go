@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
+)
+
+// DefaultLearnTimeout bounds the background work after one turn (the
+// learning request and, when needed, a consolidation request).
+const DefaultLearnTimeout = 30 * time.Second
+
+// Bounds that keep the learning step cheap.
+const (
+	learnMaxFacts      = 5
+	learnMaxTurnChars  = 6_000
+	learnMaxTokens     = 400
+	historyExcerptSide = 700
+)
+
+const learnPrompt = `You maintain the long-term memory of a personal AI assistant.
+From the exchange below, extract facts worth remembering in future conversations: stable facts about the user, their preferences, decisions, commitments and ongoing projects.
+Do not extract anything that only matters for this moment, anything already in the known facts, guesses, or secrets such as passwords and keys.
+Reply with JSON only, in the form {"facts": ["short self-contained sentence", ...]}, with at most 5 facts, or {"facts": []} when there is nothing durable.`
+
+const consolidatePrompt = `You maintain the long-term memory of a personal AI assistant. The list of facts below has grown too long.
+Rewrite it shorter: merge related facts, drop duplicates and facts superseded by newer ones (later facts are newer), and keep every distinct piece of information that still matters.
+Reply with JSON only, in the form {"facts": ["...", ...]}, in at most %d bytes in total.`
+
+// turnRecord is what the background step needs from a finished turn,
+// copied so that it does not share memory with the session.
+type turnRecord struct {
+	key, user, reply string
+	tools            []string
+}
+
+// afterTurn starts the work that follows a successful reply: the history
+// entry, the learning step and the session counters. It runs on its own
+// goroutine with its own deadline, so it can neither delay nor fail the
+// reply; its errors are logged. [Agent.Wait] waits for it.
+func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, reply *Reply) {
+	rec := turnRecord{key: key, user: user, reply: reply.Text}
+	for _, m := range sess.Messages[min(from, len(sess.Messages)):] {
+		for _, c := range m.ToolCalls {
+			rec.tools = append(rec.tools, c.Name)
+		}
+	}
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), a.learnTimeout)
+		defer cancel()
+		if err := a.sessions.UpdateMeta(key, func(m *memory.Meta) { m.Turns++ }); err != nil {
+			a.log.Warn("session counters not updated", "session", key, "err", err)
+		}
+		if a.memory == nil {
+			return
+		}
+		if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
+			a.log.Warn("history entry not written", "session", key, "err", err)
+		}
+		if !a.disableLearning {
+			if err := a.learn(ctx, &rec); err != nil {
+				a.log.Warn("learning step failed; nothing was learned from this turn", "session", key, "err", err)
+			}
+		}
+		if rep, err := a.memory.ConsolidateIfDue(); err != nil {
+			a.log.Warn("dream consolidation failed; it will be retried", "err", err)
+		} else if rep.Records > 0 {
+			a.log.Info("dream consolidation", "records", rep.Records, "insights", rep.Insights, "promoted", rep.Promoted)
+		}
+	}()
+}
+
+// Wait blocks until the background work of every finished turn (history,
+// learning, counters) is done. Call it before the process exits, after the
+// last call to Process has returned.
+func (a *Agent) Wait() { a.bg.Wait() }
+
+// excerpt is the HISTORY.md entry of a turn: bounded, and deterministic so
+// that it needs no model call.
+func (r *turnRecord) excerpt() string {
+	var b strings.Builder
+	b.WriteString("user: " + clip(oneLineKeep(r.user), historyExcerptSide))
+	if len(r.tools) > 0 {
+		b.WriteString("\ntools: " + strings.Join(r.tools, ", "))
+	}
+	b.WriteString("\nassistant: " + clip(oneLineKeep(r.reply), historyExcerptSide))
+	return b.String()
+}
+
+// oneLineKeep joins s into one line without shortening it.
+func oneLineKeep(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// scope is where learned facts go: the session's own memory, unless the
+// operator chose to share what is learned.
+func (a *Agent) scope(key string) string {
+	if a.learnShared {
+		return memory.SharedScope
+	}
+	return key
+}
+
+// learn asks the model for durable facts in the turn and merges them.
+func (a *Agent) learn(ctx context.Context, rec *turnRecord) error {
+	scope := a.scope(rec.key)
+	known, err := a.memory.Facts(scope)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Known facts:\n")
+	if len(known) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, f := range known {
+		b.WriteString("- " + f + "\n")
+	}
+	fmt.Fprintf(&b, "\nExchange:\nuser: %s\nassistant: %s\n", clip(rec.user, learnMaxTurnChars/2), clip(rec.reply, learnMaxTurnChars/2))
+	facts, err := a.askFacts(ctx, learnPrompt, b.String(), learnMaxTokens)
+	if err != nil {
+		return err
+	}
+	if len(facts) > learnMaxFacts {
+		facts = facts[:learnMaxFacts]
+	}
+	if len(facts) == 0 {
+		return nil
+	}
+	added, over, err := a.memory.AddFacts(scope, facts)
+	if err != nil {
+		return err
+	}
+	if len(added) > 0 {
+		a.log.Info("learned facts", "session", rec.key, "added", len(added))
+	}
+	if over {
+		a.consolidateFacts(ctx, scope)
+	}
+	return nil
+}
+
+// consolidateFacts brings an over-full fact file back under its limit: the
+// model rewrites it shorter, and if that fails the oldest facts move to
+// HISTORY.md. Either way nothing is cut.
+func (a *Agent) consolidateFacts(ctx context.Context, scope string) {
+	facts, err := a.memory.Facts(scope)
+	if err == nil {
+		var shorter []string
+		// About three bytes per token leaves room for the JSON around
+		// a rewrite of the whole file.
+		shorter, err = a.askFacts(ctx, fmt.Sprintf(consolidatePrompt, a.memory.MaxBytes()*3/4), "Facts, oldest first:\n- "+strings.Join(facts, "\n- "), a.memory.MaxBytes()/3)
+		if err == nil && len(shorter) > 0 {
+			err = a.memory.Consolidate(scope, shorter)
+			if err == nil {
+				a.log.Info("consolidated memory", "scope", scopeName(scope), "facts_before", len(facts), "facts_after", len(shorter))
+				return
+			}
+		} else if err == nil {
+			err = fmt.Errorf("the model returned no facts")
+		}
+	}
+	moved, serr := a.memory.SpillOverflow(scope)
+	if serr != nil {
+		a.log.Warn("memory is over its size limit and could not be reduced", "scope", scopeName(scope), "err", serr, "consolidation_err", err)
+		return
+	}
+	a.log.Info("memory over its size limit: moved the oldest facts to HISTORY.md", "scope", scopeName(scope), "moved", moved, "consolidation_err", err)
+}
+
+func scopeName(scope string) string {
+	if scope == memory.SharedScope {
+		return memory.MemoryFileName
+	}
+	return scope
+}
+
+// askFacts sends one small request and decodes {"facts": [...]} from the
+// answer, tolerating prose or a code fence around the JSON.
+func (a *Agent) askFacts(ctx context.Context, system, user string, maxTokens int) ([]string, error) {
+	zero := 0.0
+	resp, err := a.provider.Chat(ctx, &providers.Request{
+		Model: a.model,
+		Messages: []providers.Message{
+			{Role: providers.RoleSystem, Content: system},
+			{Role: providers.RoleUser, Content: user},
+		},
+		Temperature: &zero,
+		MaxTokens:   maxTokens,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ask %s: %w", a.providerName, err)
+	}
+	text := resp.Message.Content
+	i, j := strings.Index(text, "{"), strings.LastIndex(text, "}")
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("the model's answer holds no JSON object: %q", clip(text, 200))
+	}
+	var out struct {
+		Facts []string `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(text[i:j+1]), &out); err != nil {
+		return nil, fmt.Errorf("the model's answer is not the expected JSON: %w", err)
+	}
+	return out.Facts, nil
+}

@@ -1,0 +1,172 @@
+package channels
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// inbox is a durable queue of accepted messages: one file per message in a
+// directory, written atomically and synced before Deliver returns, so a
+// message acknowledged to the platform survives a crash. A file moves from
+// pending (.json) to running (.run) when its turn starts and is removed
+// when the turn ends, so after a crash the router knows which turns never
+// started (run them) and which were cut off (report them, never rerun:
+// the user may already have seen half an answer).
+type inbox struct {
+	dir string
+	mu  sync.Mutex
+	seq uint64
+	now func() time.Time
+}
+
+// inboxRecord is what a pending file holds.
+type inboxRecord struct {
+	Seq      uint64    `json:"seq"`
+	Received time.Time `json:"received"`
+	Inbound  Inbound   `json:"inbound"`
+}
+
+// entry is a record with the file that holds it.
+type entry struct {
+	name string // file name without extension
+	rec  inboxRecord
+}
+
+const (
+	pendingExt = ".json"
+	runningExt = ".run"
+)
+
+func openInbox(dir string, now func() time.Time) (*inbox, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("inbox %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("inbox %s: %w", dir, err)
+	}
+	return &inbox{dir: dir, now: now}, nil
+}
+
+// load returns the pending and running entries in arrival order. A file
+// that cannot be read is moved aside (.bad) with its bytes intact and
+// reported, never silently dropped.
+func (b *inbox) load() (pending, running []entry, bad []string, err error) {
+	des, err := os.ReadDir(b.dir)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("inbox %s: %w", b.dir, err)
+	}
+	for _, de := range des {
+		name := de.Name()
+		ext := filepath.Ext(name)
+		if ext != pendingExt && ext != runningExt {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(b.dir, name))
+		var rec inboxRecord
+		if err == nil {
+			err = json.Unmarshal(data, &rec)
+		}
+		if err != nil {
+			os.Rename(filepath.Join(b.dir, name), filepath.Join(b.dir, name+".bad"))
+			bad = append(bad, name)
+			continue
+		}
+		e := entry{name: strings.TrimSuffix(name, ext), rec: rec}
+		if rec.Seq > b.seq {
+			b.seq = rec.Seq
+		}
+		if ext == pendingExt {
+			pending = append(pending, e)
+		} else {
+			running = append(running, e)
+		}
+	}
+	byArrival := func(es []entry) {
+		sort.Slice(es, func(i, j int) bool { return es[i].rec.Seq < es[j].rec.Seq })
+	}
+	byArrival(pending)
+	byArrival(running)
+	return pending, running, bad, nil
+}
+
+// add writes inb durably and returns its entry.
+func (b *inbox) add(inb Inbound) (entry, error) {
+	b.mu.Lock()
+	b.seq++
+	rec := inboxRecord{Seq: b.seq, Received: b.now().UTC(), Inbound: inb}
+	b.mu.Unlock()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return entry{}, err
+	}
+	name := fmt.Sprintf("%020d", rec.Seq)
+	if err := writeSynced(b.dir, name+pendingExt, data); err != nil {
+		return entry{}, err
+	}
+	return entry{name: name, rec: rec}, nil
+}
+
+// start marks e as running.
+func (b *inbox) start(e entry) error {
+	return renameSynced(b.dir, e.name+pendingExt, e.name+runningExt)
+}
+
+// finish removes e, whatever state it is in.
+func (b *inbox) finish(e entry) error {
+	var errs []error
+	for _, ext := range []string{runningExt, pendingExt} {
+		if err := os.Remove(filepath.Join(b.dir, e.name+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeSynced writes name in dir through a synced temp file and rename,
+// then syncs the directory, so the file exists whole or not at all.
+func writeSynced(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("inbox write: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("inbox write: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("inbox write: %w", err)
+	}
+	return syncDir(dir)
+}
+
+func renameSynced(dir, from, to string) error {
+	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+		return fmt.Errorf("inbox: %w", err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

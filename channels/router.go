@@ -1,0 +1,320 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RouterOptions configures a [Router]. Dir is required.
+type RouterOptions struct {
+	// Dir holds the router's durable state: the inbox and the dedup log.
+	Dir string
+	// Channels names the enabled channels, so missing allowlists can be
+	// warned about at start.
+	Channels []string
+	// AllowFrom maps a channel to the principals allowed to use it. A
+	// channel with no entry, or an empty one, refuses everyone: the
+	// default is closed. The single entry "*" admits every sender on
+	// purpose. @handles match without regard to case.
+	AllowFrom map[string][]string
+	// RespondToAll lists channels where a group message triggers the agent
+	// even when the bot was not addressed.
+	RespondToAll map[string]bool
+	// Workers bounds how many conversations run at once; zero means 4.
+	// Messages of one conversation always run one at a time, in order.
+	Workers int
+	// Grace is how long in-flight turns may finish after Run's context
+	// ends before their own contexts are cancelled; zero means 30s.
+	Grace time.Duration
+	// Logger receives the router's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Handler runs the turn for one accepted message. When it returns the
+// message is done, whatever the outcome: the handler reports failures to
+// the user itself.
+type Handler func(ctx context.Context, inb Inbound)
+
+// Router is the gateway's [Sink]: it applies the allowlist and the group
+// addressing rule, drops redeliveries, records every accepted message in a
+// durable inbox before the platform is acknowledged, and feeds the inbox to
+// a [Handler] with per-conversation ordering. It is safe for concurrent
+// use.
+type Router struct {
+	opts  RouterOptions
+	log   *slog.Logger
+	inbox *inbox
+	dedup *dedup
+	allow map[string]map[string]bool
+
+	mu       sync.Mutex
+	queue    []entry
+	notify   chan struct{}
+	denied   map[string]time.Time // rate limit of denial logs
+	recovery []entry              // running entries found at open
+}
+
+// NewRouter opens (or creates) the router's state in opts.Dir. Messages
+// accepted before a crash are queued again; turns a crash cut off are
+// handed to Run's interrupted callback.
+func NewRouter(opts *RouterOptions) (*Router, error) {
+	if opts == nil || opts.Dir == "" {
+		return nil, errors.New("channels: router needs a state directory")
+	}
+	o := *opts
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.Grace <= 0 {
+		o.Grace = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	r := &Router{opts: o, log: o.Logger, notify: make(chan struct{}, 1), denied: map[string]time.Time{}}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	r.allow = make(map[string]map[string]bool)
+	for ch, list := range o.AllowFrom {
+		set := map[string]bool{}
+		for _, p := range list {
+			if p = strings.TrimSpace(p); p != "" {
+				set[normPrincipal(p)] = true
+			}
+		}
+		r.allow[ch] = set
+	}
+	var err error
+	if r.inbox, err = openInbox(filepath.Join(o.Dir, "inbox"), o.Now); err != nil {
+		return nil, err
+	}
+	pending, running, bad, err := r.inbox.load()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range bad {
+		r.log.Error("unreadable inbox record set aside", "file", name+".bad", "dir", r.inbox.dir)
+	}
+	if r.dedup, err = openDedup(filepath.Join(o.Dir, "dedup.log")); err != nil {
+		return nil, err
+	}
+	// A record written just before a crash may not have reached the dedup
+	// log yet; its presence in the inbox is proof enough.
+	for _, e := range append(append([]entry(nil), pending...), running...) {
+		if e.rec.Inbound.MessageID != "" {
+			r.dedup.add(dedupKey(e.rec.Inbound.Channel, e.rec.Inbound.MessageID))
+		}
+	}
+	r.queue = pending
+	r.recovery = running
+	if len(pending) > 0 {
+		r.log.Info("inbox: resuming messages accepted before the restart", "count", len(pending))
+	}
+	return r, nil
+}
+
+// Warnings lists problems an operator should see at start, such as an
+// enabled channel whose allowlist admits nobody.
+func (r *Router) Warnings() []string {
+	var out []string
+	chans := append([]string(nil), r.opts.Channels...)
+	sort.Strings(chans)
+	for _, ch := range chans {
+		set := r.allow[ch]
+		switch {
+		case len(set) == 0:
+			out = append(out, fmt.Sprintf("channels.%s.allow_from is empty, so every sender is refused: add your user id to it", ch))
+		case set["*"]:
+			out = append(out, fmt.Sprintf("channels.%s.allow_from contains \"*\": anyone who finds the bot can use its tools", ch))
+		}
+	}
+	return out
+}
+
+func normPrincipal(p string) string {
+	if strings.HasPrefix(p, "@") {
+		return strings.ToLower(p)
+	}
+	return p
+}
+
+// Allowed reports whether principal may use channel.
+func (r *Router) Allowed(channel, principal string) bool {
+	set := r.allow[channel]
+	return set["*"] || (principal != "" && set[normPrincipal(principal)])
+}
+
+// Deliver implements [Sink].
+func (r *Router) Deliver(ctx context.Context, inb Inbound) error {
+	if !inb.Trusted && !r.Allowed(inb.Channel, inb.Principal) {
+		r.logDenied(inb)
+		return nil
+	}
+	if !inb.IsDirect && !inb.Mentioned && !r.opts.RespondToAll[inb.Channel] && !inb.Trusted {
+		return nil
+	}
+	if !inb.Trusted {
+		// Only a verified transport may pick the agent profile.
+		inb.Agent = ""
+	}
+	key := ""
+	if inb.MessageID != "" {
+		key = dedupKey(inb.Channel, inb.MessageID)
+		if r.dedup.has(key) {
+			r.log.Debug("duplicate delivery dropped", "channel", inb.Channel, "message", inb.MessageID)
+			return nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The inbox first: a crash between the two writes leaves a record
+	// that NewRouter also counts as seen, so nothing runs twice.
+	e, err := r.inbox.add(inb)
+	if err != nil {
+		return fmt.Errorf("channels: record %s message: %w", inb.Channel, err)
+	}
+	if key != "" {
+		if err := r.dedup.add(key); err != nil {
+			r.log.Warn("dedup log not written; a redelivery may be answered twice", "err", err)
+		}
+	}
+	r.mu.Lock()
+	r.queue = append(r.queue, e)
+	r.mu.Unlock()
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (r *Router) logDenied(inb Inbound) {
+	k := inb.Channel + "\x00" + inb.Principal
+	now := r.opts.Now()
+	r.mu.Lock()
+	last, seen := r.denied[k]
+	if !seen || now.Sub(last) > 10*time.Minute {
+		r.denied[k] = now
+		if len(r.denied) > 1000 {
+			clear(r.denied)
+		}
+	}
+	r.mu.Unlock()
+	if !seen || now.Sub(last) > 10*time.Minute {
+		r.log.Warn("message from a sender not in the allowlist ignored",
+			"channel", inb.Channel, "sender", inb.Principal, "config", "channels."+inb.Channel+".allow_from")
+	}
+}
+
+// Run hands accepted messages to h until ctx ends, then waits for the
+// turns in flight (cancelling them after the grace period) and returns.
+// interrupted, when non-nil, is first called for each turn a crash cut
+// off, which is not run again: part of its answer may already have been
+// sent.
+func (r *Router) Run(ctx context.Context, h Handler, interrupted Handler) error {
+	r.mu.Lock()
+	recovery := r.recovery
+	r.recovery = nil
+	r.mu.Unlock()
+	for _, e := range recovery {
+		if interrupted != nil {
+			interrupted(ctx, e.rec.Inbound)
+		}
+		if err := r.inbox.finish(e); err != nil {
+			r.log.Error("inbox record not removed", "err", err)
+		}
+	}
+
+	turnCtx, cancelTurns := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelTurns()
+	var wg sync.WaitGroup
+	active := map[string]bool{} // conversations with a worker
+	done := make(chan string, r.opts.Workers)
+	running := 0
+
+	convKey := func(e entry) string { return e.rec.Inbound.Channel + "\x00" + e.rec.Inbound.Conversation }
+	// take removes and returns the next entry of conv, if any.
+	take := func(conv string) (entry, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i, e := range r.queue {
+			if convKey(e) == conv {
+				r.queue = append(r.queue[:i], r.queue[i+1:]...)
+				return e, true
+			}
+		}
+		return entry{}, false
+	}
+	worker := func(conv string, first entry) {
+		defer wg.Done()
+		for e, ok := first, true; ok; e, ok = take(conv) {
+			if turnCtx.Err() != nil {
+				break
+			}
+			if err := r.inbox.start(e); err != nil {
+				r.log.Error("inbox record could not be marked running", "err", err)
+			}
+			h(turnCtx, e.rec.Inbound)
+			if err := r.inbox.finish(e); err != nil {
+				r.log.Error("inbox record not removed", "err", err)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		done <- conv
+	}
+	dispatch := func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i := 0; i < len(r.queue) && running < r.opts.Workers; i++ {
+			e := r.queue[i]
+			conv := convKey(e)
+			if active[conv] {
+				continue
+			}
+			r.queue = append(r.queue[:i], r.queue[i+1:]...)
+			i--
+			active[conv] = true
+			running++
+			wg.Add(1)
+			go worker(conv, e)
+		}
+	}
+
+	dispatch()
+	for {
+		select {
+		case <-r.notify:
+			dispatch()
+		case conv := <-done:
+			delete(active, conv)
+			running--
+			dispatch()
+		case <-ctx.Done():
+			grace := time.AfterFunc(r.opts.Grace, cancelTurns)
+			go func() {
+				for range done {
+				}
+			}()
+			wg.Wait()
+			grace.Stop()
+			close(done)
+			return ctx.Err()
+		}
+	}
+}
+
+// Close releases the router's files.
+func (r *Router) Close() error { return r.dedup.close() }

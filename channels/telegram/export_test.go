@@ -1,0 +1,25 @@
+package telegram
+
+import (
+	"context"
+	"time"
+)
+
+// SetClock replaces the adapter's time source.
+func (t *Telegram) SetClock(now func() time.Time, after func(time.Duration) <-chan time.Time) {
+	t.clock = clock{now: now, after: after}
+}
+
+// Backoff is the poller's reconnect ladder.
+type Backoff interface {
+	Sleep(ctx context.Context) error
+	Reset()
+}
+
+// SetBackoff replaces the poller's reconnect ladder.
+func (t *Telegram) SetBackoff(f func() Backoff) {
+	t.newBackoff = func() backoff { return f() }
+}
+
+// RenderHTML exposes the Markdown renderer.
+func RenderHTML(md string, openFence *string) string { return renderHTML(md, openFence) }

@@ -1,0 +1,286 @@
+package telegram
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	tele "gopkg.in/telebot.v3"
+)
+
+// editEvery is the least time between two writes of a streamed reply:
+// Telegram rate-limits edits, and a reply that flickers is no easier to
+// read.
+const editEvery = 3 * time.Second
+
+// StreamOptions configures a streamed reply. The zero value streams with
+// no threading and no Stop button.
+type StreamOptions struct {
+	// ReplyTo is the Inbound.MessageID the reply threads to.
+	ReplyTo string
+	// Cancel, when set, puts a ⏹ Stop button on the in-progress message;
+	// a press from the same chat calls it directly on the poller
+	// goroutine. The button is released when the stream finishes. A draft
+	// carries no buttons, so in draft mode no Stop button is shown.
+	Cancel context.CancelFunc
+}
+
+// Stream is one reply being written while the agent works: a live status
+// line ("⚙️ shell: go test ./...") and the growing answer, shown by editing
+// one message at most every three seconds, or in private chats with
+// Options.StreamDrafts as a native draft. Finish replaces it with the final
+// answer. Its methods are safe for concurrent use; Finish must be called
+// once, and always releases the Stop button.
+type Stream struct {
+	t       *Telegram
+	chat    int64
+	thread  int
+	replyTo int
+	draftID int64
+	stopTok string
+	stopped chan struct{} // closed by Finish
+	loopEnd chan struct{} // closed when the writer goroutine ends
+	wake    chan struct{}
+
+	mu     sync.Mutex
+	text   string // the answer so far
+	status string // the current tool-progress line
+	draft  bool   // drafts are in use (cleared by the first refusal)
+	msgID  int    // the live message in edit mode
+	shown  string // what the live message or draft shows
+	last   time.Time
+}
+
+// NewStream starts a streamed reply in conversation. Nothing is posted
+// until the first Update or Status, except in draft mode, where an empty
+// draft shows Telegram's own "Thinking…" placeholder at once. It does not
+// wait for the network.
+func (t *Telegram) NewStream(ctx context.Context, conversation string, opts *StreamOptions) (*Stream, error) {
+	chat, thread, err := parseConversation(conversation)
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &StreamOptions{}
+	}
+	s := &Stream{
+		t: t, chat: chat, thread: thread, replyTo: replyTarget(opts.ReplyTo),
+		draftID: rand.Int64N(1<<31) + 1,
+		// Private chats have positive ids; drafts exist only there.
+		draft:   t.opts.StreamDrafts && chat > 0,
+		stopped: make(chan struct{}),
+		loopEnd: make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+	}
+	if opts.Cancel != nil && !s.draft {
+		s.stopTok = newToken()
+		t.mu.Lock()
+		t.stops[s.stopTok] = &stopEntry{chat: chat, cancel: opts.Cancel}
+		t.mu.Unlock()
+	}
+	wctx := context.WithoutCancel(ctx)
+	go func() {
+		if s.draft {
+			// Off the caller's path: a slow Bot API must not delay the turn.
+			s.writeDraft(wctx, "")
+		}
+		s.loop(wctx)
+	}()
+	return s, nil
+}
+
+// Update sets the answer so far (the whole text, not a delta).
+func (s *Stream) Update(text string) {
+	s.mu.Lock()
+	s.text = text
+	s.mu.Unlock()
+	s.kick()
+}
+
+// Status sets the tool-progress line shown under the answer so far; the
+// final answer replaces it. An empty line clears it.
+func (s *Stream) Status(line string) {
+	s.mu.Lock()
+	s.status = line
+	s.mu.Unlock()
+	s.kick()
+}
+
+func (s *Stream) kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop writes the latest state, never more often than editEvery.
+func (s *Stream) loop(ctx context.Context) {
+	defer close(s.loopEnd)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.stopped:
+			return
+		}
+		s.mu.Lock()
+		wait := editEvery - s.t.clock.now().Sub(s.last)
+		s.mu.Unlock()
+		if wait > 0 && !s.last.IsZero() {
+			select {
+			case <-s.t.clock.after(wait):
+			case <-s.stopped:
+				return
+			}
+		}
+		s.flush(ctx)
+	}
+}
+
+// display is what the live message shows: the end of the answer so far
+// (a live message holds one piece) and the status line.
+func (s *Stream) display() string {
+	text := s.text
+	if n := utf8.RuneCountInString(text); n > maxMessage-200 {
+		r := []rune(text)
+		text = "…" + string(r[n-(maxMessage-200):])
+	}
+	if s.status != "" {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += s.status
+	}
+	return text
+}
+
+func (s *Stream) flush(ctx context.Context) {
+	s.mu.Lock()
+	d := s.display()
+	same := d == s.shown
+	draft := s.draft
+	s.mu.Unlock()
+	if same || strings.TrimSpace(d) == "" {
+		return
+	}
+	if draft && s.writeDraft(ctx, d) {
+		return
+	}
+	s.writeLive(ctx, d)
+}
+
+// writeDraft shows text as the chat's draft. The first refusal turns
+// drafts off for this stream and reports false, so the edit loop carries
+// the answer from here on: an old server costs the animation, not the
+// reply.
+func (s *Stream) writeDraft(ctx context.Context, text string) bool {
+	params := map[string]any{"chat_id": s.chat, "draft_id": s.draftID, "text": renderHTML(text, nil), "parse_mode": "HTML"}
+	if s.thread != 0 {
+		params["message_thread_id"] = s.thread
+	}
+	err := s.t.raw(ctx, "sendMessageDraft", params)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.t.log.Debug("draft refused; editing a message instead for this reply", "err", s.t.scrub(err))
+		s.draft = false
+		return false
+	}
+	s.shown = text
+	s.last = s.t.clock.now()
+	return true
+}
+
+func (s *Stream) stopMarkup() *tele.ReplyMarkup {
+	if s.stopTok == "" {
+		return nil
+	}
+	return &tele.ReplyMarkup{InlineKeyboard: [][]tele.InlineButton{{{Text: "⏹ Stop", Data: "s:" + s.stopTok}}}}
+}
+
+// writeLive sends or edits the live message.
+func (s *Stream) writeLive(ctx context.Context, text string) {
+	s.mu.Lock()
+	id := s.msgID
+	s.mu.Unlock()
+	var err error
+	if id == 0 {
+		var sent []*tele.Message
+		sent, err = s.t.sendText(ctx, s.chat, s.thread, s.replyTo, text, s.stopMarkup())
+		if len(sent) > 0 {
+			id = sent[0].ID
+		}
+	} else {
+		err = s.t.editPiece(ctx, s.chat, id, text, nil, s.stopMarkup())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = s.t.clock.now()
+	if err != nil {
+		s.t.log.Debug("streamed reply not updated", "err", s.t.scrub(err))
+		return
+	}
+	s.msgID = id
+	s.shown = text
+}
+
+// Finish replaces the live message (status line, partial answer, Stop
+// button) with the final text, split and threaded like [Telegram.Send]; in
+// draft mode it persists the text with an ordinary message, since a draft
+// is only a preview. It runs even when ctx is already cancelled (a Stop
+// press cancels the turn, and the answer so far still needs a home), and
+// always releases the Stop button.
+func (s *Stream) Finish(ctx context.Context, text string) error {
+	ctx = context.WithoutCancel(ctx)
+	select {
+	case <-s.stopped:
+		return nil // finished already
+	default:
+		close(s.stopped)
+	}
+	<-s.loopEnd
+	if s.stopTok != "" {
+		s.t.mu.Lock()
+		delete(s.t.stops, s.stopTok)
+		s.t.mu.Unlock()
+	}
+	s.mu.Lock()
+	id := s.msgID
+	s.mu.Unlock()
+	if s.replyTo != 0 {
+		s.t.react(ctx, s.chat, s.replyTo, ReactionReplied)
+	}
+	if id == 0 {
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		_, err := s.t.sendText(ctx, s.chat, s.thread, s.replyTo, text, nil)
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		// Nothing to replace the status line with: remove it.
+		return s.t.call(ctx, func() error { return s.t.bot.Delete(&tele.Message{ID: id, Chat: &tele.Chat{ID: s.chat}}) })
+	}
+	ps := pieces(text)
+	var open *string
+	if err := s.t.editPiece(ctx, s.chat, id, ps[0], nil, nil); err != nil {
+		// The live message is gone or refused: post the piece anew.
+		opts := &tele.SendOptions{ThreadID: s.thread, AllowWithoutReply: true}
+		if s.replyTo != 0 {
+			opts.ReplyTo = &tele.Message{ID: s.replyTo}
+		}
+		if _, err := s.t.sendPiece(ctx, s.chat, ps[0], nil, opts); err != nil {
+			return err
+		}
+	}
+	open = fenceAfter(ps[0], open)
+	for _, p := range ps[1:] {
+		if _, err := s.t.sendPiece(ctx, s.chat, p, open, &tele.SendOptions{ThreadID: s.thread}); err != nil {
+			return err
+		}
+		open = fenceAfter(p, open)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	tele "gopkg.in/telebot.v3"
+
+	"github.com/joshbot/joshbot/channels"
+)
+
+// Name is the adapter's channel name, the value of Inbound.Channel.
+const Name = "telegram"
+
+// Telegram is the Telegram adapter: long polling in, Bot API calls out. It
+// implements [channels.Channel] and adds the turn affordances the gateway
+// drives (typing, streamed replies, Stop buttons, pickers, approvals,
+// reactions, the command menu). All methods are safe for concurrent use;
+// Start must run at most once at a time.
+type Telegram struct {
+	opts   Options
+	log    *slog.Logger
+	bot    *tele.Bot
+	base   string
+	poll   *http.Client // the long poll, which must end with its context
+	limits channels.AttachmentLimits
+	clock  clock
+	// newBackoff builds the reconnect ladder; replaceable by tests.
+	newBackoff func() backoff
+
+	mu        sync.Mutex
+	me        *tele.User
+	stops     map[string]*stopEntry
+	pickers   map[string]*pickerEntry
+	approvals map[string]*approvalEntry
+}
+
+var _ channels.Channel = (*Telegram)(nil)
+
+// clock is the adapter's time source, injectable so throttles, keep-alives
+// and retry waits are tested without sleeping.
+type clock struct {
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+}
+
+// backoff is the part of [channels.Backoff] the poller uses.
+type backoff interface {
+	Sleep(ctx context.Context) error
+	Reset()
+}
+
+// New returns an adapter for opts. It does not touch the network: the bot's
+// identity is fetched when Start runs. A missing token or a bad api_url is
+// an error naming the configuration key.
+func New(opts *Options) (*Telegram, error) {
+	if opts == nil || strings.TrimSpace(opts.Token) == "" {
+		return nil, errors.New("channels.telegram.token is empty: set it to the token @BotFather gave the bot")
+	}
+	o := *opts
+	if err := ValidateAPIURL(o.APIURL); err != nil {
+		return nil, err
+	}
+	if o.HTTPTimeout <= 0 {
+		o.HTTPTimeout = 60 * time.Second
+	}
+	if o.PollTimeout <= 0 {
+		o.PollTimeout = 30 * time.Second
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	base := baseURL(o.APIURL)
+	bot, err := tele.NewBot(tele.Settings{
+		URL:     base,
+		Token:   o.Token,
+		Offline: true, // identity comes from Start, under its backoff
+		Client:  &http.Client{Timeout: o.HTTPTimeout},
+		OnError: func(error, tele.Context) {},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("channels.telegram: %w", err)
+	}
+	return &Telegram{
+		opts:       o,
+		log:        log.With("channel", Name),
+		bot:        bot,
+		base:       base,
+		poll:       &http.Client{},
+		limits:     channels.TelegramAttachmentLimitsFor(o.APIURL),
+		clock:      clock{now: time.Now, after: time.After},
+		newBackoff: func() backoff { return channels.NewBackoff(time.Second, time.Minute) },
+		stops:      map[string]*stopEntry{},
+		pickers:    map[string]*pickerEntry{},
+		approvals:  map[string]*approvalEntry{},
+	}, nil
+}
+
+// Name implements [channels.Channel].
+func (t *Telegram) Name() string { return Name }
+
+// Limits returns the outbound attachment caps in force for this adapter.
+func (t *Telegram) Limits() channels.AttachmentLimits { return t.limits }
+
+// scrub removes the bot token from err's text: HTTP client errors carry the
+// request URL, and the token is part of every Bot API URL.
+func (t *Telegram) scrub(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.ReplaceAll(err.Error(), t.opts.Token, "<token>")
+}
+
+// sleep waits d on the adapter's clock or until ctx ends.
+func (t *Telegram) sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-t.clock.after(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// call runs one Bot API request through telebot, waiting out a 429's
+// retry_after (up to three times) so a flood limit slows a reply down
+// instead of losing it.
+func (t *Telegram) call(ctx context.Context, f func() error) error {
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := f()
+		var flood tele.FloodError
+		if errors.As(err, &flood) && attempt < 3 {
+			wait := time.Duration(flood.RetryAfter) * time.Second
+			if wait <= 0 {
+				wait = time.Second
+			}
+			t.log.Debug("flood limited; waiting", "retry_after", wait)
+			if err := t.sleep(ctx, wait); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
+	}
+}
+
+// raw calls a JSON method telebot has no wrapper for.
+func (t *Telegram) raw(ctx context.Context, method string, params any) error {
+	return t.call(ctx, func() error {
+		_, err := t.bot.Raw(method, params)
+		return err
+	})
+}
+
+// errorCode returns the Bot API error code carried by err, or 0.
+func errorCode(err error) int {
+	var te *tele.Error
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	var fe tele.FloodError
+	if errors.As(err, &fe) {
+		return http.StatusTooManyRequests
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	// telebot formats codes it has no sentinel for as "telegram: ... (400)".
+	s := err.Error()
+	if i := strings.LastIndex(s, "("); i >= 0 && strings.HasSuffix(s, ")") {
+		var code int
+		if _, err := fmt.Sscanf(s[i:], "(%d)", &code); err == nil {
+			return code
+		}
+	}
+	return 0
+}
+
+// isParseRefusal reports whether Telegram refused the message's markup.
+func isParseRefusal(err error) bool {
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), "can't parse entities")
+}
+
+// isNotModified reports the harmless refusal of an edit that changes
+// nothing.
+func isNotModified(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "message is not modified")
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/bus"
+	"github.com/joshbot/joshbot/channels"
+)
+
+func (a *app) gatewayCommand() *cobra.Command {
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "gateway",
+		Short: "Run the chat channels (Telegram, ...) until stopped",
+		Long: "gateway starts every enabled channel, accepts messages from the senders in each\n" +
+			"channel's allow_from, and answers them with the agent. Accepted messages are kept in a\n" +
+			"durable inbox until answered, so a restart loses none. SIGINT or SIGTERM stop it\n" +
+			"gracefully: turns in flight get --grace to finish.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return a.gateway(ctx, grace)
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", 30*time.Second, "how long turns in flight may finish after a stop signal")
+	a.addProfileFlag(cmd)
+	return cmd
+}
+
+// gateway wires router, bus, agent and channels, and runs until ctx ends.
+func (a *app) gateway(ctx context.Context, grace time.Duration) error {
+	rt, err := a.loadRuntime()
+	if err != nil {
+		return err
+	}
+	chans, err := a.enabledChannels(rt)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(chans))
+	for _, ch := range chans {
+		names = append(names, ch.Name())
+	}
+	tg := rt.cfg.Channels.Telegram
+	router, err := channels.NewRouter(&channels.RouterOptions{
+		Dir:          filepath.Join(rt.home, "gateway"),
+		Channels:     names,
+		AllowFrom:    map[string][]string{"telegram": tg.AllowFrom},
+		RespondToAll: map[string]bool{"telegram": tg.RespondToAll},
+		Grace:        grace,
+		Logger:       a.log,
+	})
+	if err != nil {
+		return err
+	}
+	defer router.Close()
+	for _, w := range router.Warnings() {
+		a.log.Warn(w)
+	}
+	if len(chans) == 0 {
+		a.log.Warn("no channel is enabled: set channels.telegram.enabled to true (and its token) in the config")
+	}
+
+	b := bus.New(nil)
+	var wg sync.WaitGroup
+	for _, ch := range chans {
+		out := b.OutboundChannel(ch.Name())
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			deliverOutbound(ctx, a, ch, out)
+		}()
+		go func() {
+			defer wg.Done()
+			if err := ch.Start(ctx, router); err != nil && !errors.Is(err, context.Canceled) {
+				a.log.Error("channel stopped", "channel", ch.Name(), "err", err)
+			}
+		}()
+	}
+	a.log.Info("gateway running", "channels", names)
+
+	reply := func(ctx context.Context, inb channels.Inbound, text string) {
+		err := b.PublishOutbound(ctx, bus.Outbound{Channel: inb.Channel, ChatID: inb.Conversation, ReplyTo: inb.MessageID, Text: text})
+		if err != nil {
+			a.log.Error("reply not queued", "channel", inb.Channel, "err", err)
+		}
+	}
+	handle := func(ctx context.Context, inb channels.Inbound) {
+		res, err := rt.agent.Process(ctx, agent.Request{
+			SessionKey: inb.Channel + ":" + inb.Principal,
+			Text:       inb.Text,
+			Channel:    inb.Channel,
+			ChatID:     inb.Conversation,
+		})
+		if err != nil {
+			a.log.Warn("turn failed", "channel", inb.Channel, "err", err)
+		}
+		if res != nil && res.Text != "" {
+			reply(ctx, inb, res.Text)
+		}
+	}
+	interrupted := func(ctx context.Context, inb channels.Inbound) {
+		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
+	}
+	err = router.Run(ctx, handle, interrupted)
+	b.Close()
+	wg.Wait()
+	rt.agent.Wait() // learning and bookkeeping that run after a reply
+	if errors.Is(err, context.Canceled) {
+		a.log.Info("gateway stopped")
+		return nil
+	}
+	return err
+}
+
+// deliverOutbound sends the replies addressed to ch until the bus closes.
+func deliverOutbound(ctx context.Context, a *app, ch channels.Channel, out <-chan bus.Outbound) {
+	for m := range out {
+		if m.Channel != ch.Name() {
+			continue
+		}
+		// Replies still go out while the gateway drains after a stop.
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		if err := ch.Send(sendCtx, m.ChatID, channels.Outbound{Text: m.Text}); err != nil {
+			a.log.Error("reply not delivered", "channel", ch.Name(), "chat", m.ChatID, "err", err)
+		}
+		cancel()
+	}
+}
+
+// enabledChannels builds the adapters the config enables.
+func (a *app) enabledChannels(rt *wired) ([]channels.Channel, error) {
+	out := append([]channels.Channel(nil), a.extraChannels...)
+	if tg := rt.cfg.Channels.Telegram; tg.Enabled {
+		return nil, fmt.Errorf("channels.telegram.enabled is true, but this build has no Telegram adapter yet: set it to false")
+	}
+	return out, nil
+}

@@ -1,0 +1,481 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// File names of long-term memory inside a workspace.
+const (
+	// MemoryFileName is the shared fact file, always in every prompt.
+	MemoryFileName = "MEMORY.md"
+	// HistoryFileName is the append-only event log.
+	HistoryFileName = "HISTORY.md"
+	// SessionMemoryDir is the default directory, inside the workspace, of
+	// the per-session fact files; see LongTermOptions.SessionDir.
+	SessionMemoryDir = "memory"
+)
+
+// SharedScope is the scope of MEMORY.md, the memory every session shares.
+// Any other scope is a session key, whose facts only that session sees.
+const SharedScope = ""
+
+// DefaultMaxMemoryBytes is the size a fact file is kept under when
+// LongTermOptions.MaxBytes is zero.
+const DefaultMaxMemoryBytes = 12 << 10
+
+// maxFactBytes bounds one fact; a longer one is shortened on a rune boundary.
+const maxFactBytes = 500
+
+// Dream modes, as set by agents.defaults.dream_mode.
+const (
+	DreamOff    = "off"
+	DreamRecord = "record"
+	DreamFull   = "full"
+)
+
+// LongTerm is the long-term memory of one workspace: fact files that go into
+// the prompt (MEMORY.md for everyone, one file per session key for facts
+// learned in that conversation), the append-only HISTORY.md, and the dream
+// files.
+//
+// Facts learned from one conversation are stored in that session's scope,
+// so they reach no other session's prompt; only what is written to
+// SharedScope on purpose is shared.
+//
+// A LongTerm is safe for concurrent use, and writes are coordinated with
+// other processes through an advisory lock (on Unix). Fact files are replaced
+// atomically; HISTORY.md is only ever appended to.
+type LongTerm struct {
+	dir      string
+	sessDir  string
+	maxBytes int
+	dream    string
+	now      func() time.Time
+	mu       sync.Mutex
+}
+
+// LongTermOptions configures [OpenLongTerm]. A nil *LongTermOptions means
+// the defaults of every field.
+type LongTermOptions struct {
+	// MaxBytes is the size each fact file is kept under; zero means
+	// DefaultMaxMemoryBytes. Facts beyond it are moved to HISTORY.md, never
+	// dropped.
+	MaxBytes int
+	// DreamMode is DreamOff, DreamRecord or DreamFull; empty means
+	// DreamOff.
+	DreamMode string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// SessionDir holds the per-session fact files; empty means
+	// SessionMemoryDir inside the workspace. Keeping it outside the
+	// workspace keeps one conversation's facts out of reach of the
+	// filesystem tools in another.
+	SessionDir string
+}
+
+// OpenLongTerm returns the long-term memory kept in the workspace dir,
+// creating dir if needed.
+func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
+	if dir == "" {
+		return nil, errors.New("memory: open long-term memory: the workspace directory is empty")
+	}
+	if opts == nil {
+		opts = &LongTermOptions{}
+	}
+	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
+	if l.sessDir == "" {
+		l.sessDir = filepath.Join(dir, SessionMemoryDir)
+	}
+	if l.maxBytes == 0 {
+		l.maxBytes = DefaultMaxMemoryBytes
+	}
+	if l.maxBytes < 512 {
+		return nil, fmt.Errorf("memory: maximum memory size %d bytes is too small; set agents.defaults.memory_max_bytes to at least 512", l.maxBytes)
+	}
+	switch l.dream {
+	case "":
+		l.dream = DreamOff
+	case DreamOff, DreamRecord, DreamFull:
+	default:
+		return nil, fmt.Errorf("memory: dream mode %q is not one of off, record, full (agents.defaults.dream_mode)", l.dream)
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("memory: open long-term memory: %w", err)
+	}
+	return l, nil
+}
+
+// Dir returns the workspace directory.
+func (l *LongTerm) Dir() string { return l.dir }
+
+// DreamMode returns the configured dream mode.
+func (l *LongTerm) DreamMode() string { return l.dream }
+
+// MaxBytes returns the size fact files are kept under.
+func (l *LongTerm) MaxBytes() int { return l.maxBytes }
+
+// lock serializes writers of this workspace's memory, in and across
+// processes.
+func (l *LongTerm) lock() (func(), error) {
+	l.mu.Lock()
+	release, err := lockFile(filepath.Join(l.dir, ".memory.lock"))
+	if err != nil {
+		l.mu.Unlock()
+		return nil, err
+	}
+	return func() { release(); l.mu.Unlock() }, nil
+}
+
+// FactsPath returns the fact file of scope: MEMORY.md for SharedScope,
+// otherwise a file in the session memory directory (see SessionDir) named
+// after the session key.
+func (l *LongTerm) FactsPath(scope string) (string, error) {
+	if scope == SharedScope {
+		return filepath.Join(l.dir, MemoryFileName), nil
+	}
+	if err := ValidateKey(scope); err != nil {
+		return "", err
+	}
+	return filepath.Join(l.sessDir, keyStem(scope)+".md"), nil
+}
+
+// SessionDir returns the directory of the per-session fact files.
+func (l *LongTerm) SessionDir() string { return l.sessDir }
+
+// HistoryPath returns the path of HISTORY.md.
+func (l *LongTerm) HistoryPath() string { return filepath.Join(l.dir, HistoryFileName) }
+
+// ReadFacts returns the text of scope's fact file, or "" when it does not
+// exist.
+func (l *LongTerm) ReadFacts(scope string) (string, error) {
+	p, err := l.FactsPath(scope)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("memory: read facts: %w", err)
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), nil
+}
+
+// Facts returns the facts (the "- " bullet lines) of scope's fact file.
+func (l *LongTerm) Facts(scope string) ([]string, error) {
+	text, err := l.ReadFacts(scope)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if f, ok := bullet(line); ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func bullet(line string) (string, bool) {
+	t := strings.TrimSpace(line)
+	for _, p := range []string{"- ", "* "} {
+		if f, ok := strings.CutPrefix(t, p); ok && strings.TrimSpace(f) != "" {
+			return strings.TrimSpace(f), true
+		}
+	}
+	return "", false
+}
+
+// normFact is the form two facts are compared in: lowercase, single spaces,
+// no trailing punctuation.
+func normFact(f string) string {
+	f = strings.ToLower(strings.Join(strings.Fields(f), " "))
+	return strings.TrimRightFunc(f, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}
+
+// cleanFact makes a model-supplied fact fit for one bullet line.
+func cleanFact(f string) string {
+	f = strings.ToValidUTF8(f, "")
+	f = strings.Join(strings.Fields(f), " ")
+	f = strings.TrimLeft(f, "-* ")
+	if len(f) > maxFactBytes {
+		n := maxFactBytes
+		for n > 0 && !utf8.RuneStart(f[n]) {
+			n--
+		}
+		f = f[:n] + "…"
+	}
+	return f
+}
+
+// AddFacts merges facts into scope's fact file: each becomes a "- " line
+// unless an equal fact (ignoring case, spacing and trailing punctuation) is
+// already there or earlier in facts. It returns the facts it added and
+// whether the file is now over MaxBytes; see [LongTerm.Consolidate] and
+// [LongTerm.SpillOverflow] for bringing it back under.
+func (l *LongTerm) AddFacts(scope string, facts []string) (added []string, over bool, err error) {
+	if _, err := l.FactsPath(scope); err != nil {
+		return nil, false, err
+	}
+	unlock, err := l.lock()
+	if err != nil {
+		return nil, false, fmt.Errorf("memory: add facts: %w", err)
+	}
+	defer unlock()
+	added, err = l.addFactsLocked(scope, facts)
+	if err != nil {
+		return nil, false, err
+	}
+	text, err := l.ReadFacts(scope)
+	return added, len(text) > l.maxBytes, err
+}
+
+// addFactsLocked is AddFacts for a caller holding the lock.
+func (l *LongTerm) addFactsLocked(scope string, facts []string) (added []string, err error) {
+	p, err := l.FactsPath(scope)
+	if err != nil {
+		return nil, err
+	}
+	text, err := l.ReadFacts(scope)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool)
+	for _, line := range strings.Split(text, "\n") {
+		if f, ok := bullet(line); ok {
+			seen[normFact(f)] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	if text == "" && scope != SharedScope {
+		b.WriteString("# Learned in this conversation\n\n")
+	}
+	for _, f := range facts {
+		f = cleanFact(f)
+		n := normFact(f)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- " + f + "\n")
+		added = append(added, f)
+	}
+	if len(added) == 0 {
+		return nil, nil
+	}
+	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
+		return nil, fmt.Errorf("memory: add facts: %w", err)
+	}
+	return added, nil
+}
+
+// Consolidate replaces the facts of scope's fact file with facts, a
+// shorter restatement of them (typically written by the model), keeping
+// every line of the file that is not a fact. The previous text is appended
+// to HISTORY.md first, so the old wording stays searchable; if that append
+// fails nothing changes. It returns an error, and changes nothing, when the
+// result would still be over MaxBytes.
+func (l *LongTerm) Consolidate(scope string, facts []string) error {
+	p, err := l.FactsPath(scope)
+	if err != nil {
+		return err
+	}
+	unlock, err := l.lock()
+	if err != nil {
+		return fmt.Errorf("memory: consolidate: %w", err)
+	}
+	defer unlock()
+	text, err := l.ReadFacts(scope)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if _, ok := bullet(line); !ok {
+			b.WriteString(line + "\n")
+		}
+	}
+	seen := make(map[string]bool)
+	for _, f := range facts {
+		f = cleanFact(f)
+		if n := normFact(f); n != "" && !seen[n] {
+			seen[n] = true
+			b.WriteString("- " + f + "\n")
+		}
+	}
+	if b.Len() > l.maxBytes {
+		return fmt.Errorf("memory: consolidated facts are %d bytes, still over the limit of %d", b.Len(), l.maxBytes)
+	}
+	entry := fmt.Sprintf("%s was consolidated; its previous text was:\n%s", factsName(scope), text)
+	if err := l.appendHistory(historyTag(scope), entry, false); err != nil {
+		return fmt.Errorf("memory: consolidate abandoned: %w", err)
+	}
+	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
+		return fmt.Errorf("memory: consolidate: %w", err)
+	}
+	return nil
+}
+
+// SpillOverflow brings scope's fact file under MaxBytes by moving its
+// oldest facts, in order, into one HISTORY.md entry (written first), where
+// memory_search still finds them. It is the fallback when the model cannot
+// consolidate. It returns how many facts moved.
+func (l *LongTerm) SpillOverflow(scope string) (int, error) {
+	p, err := l.FactsPath(scope)
+	if err != nil {
+		return 0, err
+	}
+	unlock, err := l.lock()
+	if err != nil {
+		return 0, fmt.Errorf("memory: spill overflow: %w", err)
+	}
+	defer unlock()
+	text, err := l.ReadFacts(scope)
+	if err != nil || len(text) <= l.maxBytes {
+		return 0, err
+	}
+	lines := strings.Split(text, "\n")
+	size := len(text)
+	var moved []string
+	for i, line := range lines {
+		if size <= l.maxBytes {
+			break
+		}
+		if f, ok := bullet(line); ok {
+			moved = append(moved, "- "+f)
+			size -= len(line) + 1
+			lines[i] = "\x00"
+		}
+	}
+	if len(moved) == 0 {
+		return 0, nil
+	}
+	var kept []string
+	for _, line := range lines {
+		if line != "\x00" {
+			kept = append(kept, line)
+		}
+	}
+	entry := fmt.Sprintf("Moved from %s to keep it under %d bytes:\n%s", factsName(scope), l.maxBytes, strings.Join(moved, "\n"))
+	if err := l.appendHistory(historyTag(scope), entry, false); err != nil {
+		return 0, fmt.Errorf("memory: spill overflow abandoned: %w", err)
+	}
+	if err := writeFileAtomic(p, []byte(strings.Join(kept, "\n"))); err != nil {
+		return 0, fmt.Errorf("memory: spill overflow: %w", err)
+	}
+	return len(moved), nil
+}
+
+func factsName(scope string) string {
+	if scope == SharedScope {
+		return MemoryFileName
+	}
+	return "the memory of session " + scope
+}
+
+// historyTag is the owner written into a HISTORY.md entry header.
+func historyTag(scope string) string {
+	if scope == SharedScope {
+		return sharedTag
+	}
+	return scope
+}
+
+// sharedTag marks HISTORY.md entries every session may find.
+const sharedTag = "shared"
+
+// AppendHistory appends an entry about session key to HISTORY.md and, when
+// dream mode is not off, a raw record of it to the dream log. key must be a
+// valid session key; only that session's searches find the entry.
+func (l *LongTerm) AppendHistory(key, text string) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	unlock, err := l.lock()
+	if err != nil {
+		return fmt.Errorf("memory: append history: %w", err)
+	}
+	defer unlock()
+	return l.appendHistory(key, text, l.dream != DreamOff)
+}
+
+// appendHistory writes one entry; the caller holds the lock.
+func (l *LongTerm) appendHistory(tag, text string, dream bool) error {
+	now := l.now().UTC()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s%s · %s\n", historyHeader, now.Format(time.RFC3339), tag)
+	for _, line := range strings.Split(strings.TrimRight(strings.ToValidUTF8(text, "\uFFFD"), "\n"), "\n") {
+		// A line that looks like an entry header would split the entry
+		// when the file is read back.
+		if strings.HasPrefix(line, "##") {
+			b.WriteByte('\\')
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	if err := appendSync(l.HistoryPath(), b.Bytes()); err != nil {
+		return fmt.Errorf("append %s: %w", HistoryFileName, err)
+	}
+	if dream {
+		if err := l.recordDream(tag, text, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// historyHeader starts every HISTORY.md entry.
+const historyHeader = "## "
+
+// writeFileAtomic replaces name with b through a temporary file in the same
+// directory, creating the directory (0700) if needed.
+func writeFileAtomic(name string, b []byte) (err error) {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriter(tmp)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

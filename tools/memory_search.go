@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/joshbot/joshbot/memory"
+)
+
+// maxSearchResults bounds the limit argument of the search tools.
+const maxSearchResults = 50
+
+// RegisterMemorySearch registers the memory_search tool on reg. It searches
+// the long-term memory lt as seen by the conversation making the call (see
+// [WithSessionKey]): the shared MEMORY.md, the conversation's own learned
+// facts, HISTORY.md entries of that conversation or shared ones, and its
+// dream insights. Nothing another conversation learned is visible.
+func RegisterMemorySearch(reg *Registry, lt *memory.LongTerm) error {
+	if reg == nil || lt == nil {
+		return errors.New("tools: register memory_search: nil registry or memory")
+	}
+	return reg.Register(&memorySearchTool{lt: lt})
+}
+
+type memorySearchTool struct{ lt *memory.LongTerm }
+
+func (*memorySearchTool) Name() string { return "memory_search" }
+
+func (*memorySearchTool) Description() string {
+	return "Search long-term memory (remembered facts, the history log of past conversations, and recurring topics) by keywords. " +
+		"Results are ranked by relevance. Use it to recall something from an earlier conversation that is not in the current context."
+}
+
+func (*memorySearchTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "Keywords to look for, e.g. \"kitchen paint colour\"."},
+    "limit": {"type": "integer", "description": "Most results to return, 1-50. Default 8."}
+  },
+  "required": ["query"]
+}`)
+}
+
+type searchArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+func (a *searchArgs) check(tool string, def int) error {
+	if strings.TrimSpace(a.Query) == "" {
+		return missing(tool, "query")
+	}
+	switch {
+	case a.Limit == 0:
+		a.Limit = def
+	case a.Limit < 0 || a.Limit > maxSearchResults:
+		return fmt.Errorf("%s: limit must be between 1 and %d, got %d", tool, maxSearchResults, a.Limit)
+	}
+	return nil
+}
+
+func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	var args searchArgs
+	if err := decodeArgs(t.Name(), raw, &args); err != nil {
+		return "", err
+	}
+	if err := args.check(t.Name(), memory.DefaultMemorySearchLimit); err != nil {
+		return "", err
+	}
+	key := SessionKeyFromContext(ctx)
+	if key == "" {
+		key = memory.SharedScope
+	}
+	res, err := t.lt.Search(key, args.Query, args.Limit)
+	if err != nil {
+		return "", fmt.Errorf("memory_search: %w", err)
+	}
+	if len(res) == 0 {
+		return fmt.Sprintf("No memories match %q.", args.Query), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d results for %q, best first:\n", len(res), args.Query)
+	for i, r := range res {
+		when := ""
+		if !r.Time.IsZero() {
+			when = " " + r.Time.UTC().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(&b, "\n%d. [%s%s, score %.2f]\n%s\n", i+1, r.Source, when, r.Score, r.Text)
+	}
+	return b.String(), nil
+}
+
+// RegisterSessionSearch registers the session_search tool on reg. It
+// searches the transcript of the conversation making the call (see
+// [WithSessionKey]), including the messages compaction moved to its
+// archive, so "what did we decide about X" is answered word for word. It
+// never searches another conversation's transcript.
+func RegisterSessionSearch(reg *Registry, store *memory.Store) error {
+	if reg == nil || store == nil {
+		return errors.New("tools: register session_search: nil registry or store")
+	}
+	return reg.Register(&sessionSearchTool{store: store})
+}
+
+type sessionSearchTool struct{ store *memory.Store }
+
+func (*sessionSearchTool) Name() string { return "session_search" }
+
+func (*sessionSearchTool) Description() string {
+	return "Search this conversation's full transcript, including parts that were summarized away, for messages containing some text " +
+		"(case-insensitive). Returns the matching messages, newest first, with their time and speaker."
+}
+
+func (*sessionSearchTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "Text to look for, matched case-insensitively as a substring."},
+    "limit": {"type": "integer", "description": "Most messages to return, 1-50. Default 10."}
+  },
+  "required": ["query"]
+}`)
+}
+
+// maxHitChars bounds one message in session_search output.
+const maxHitChars = 600
+
+func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	var args searchArgs
+	if err := decodeArgs(t.Name(), raw, &args); err != nil {
+		return "", err
+	}
+	if err := args.check(t.Name(), 10); err != nil {
+		return "", err
+	}
+	key := SessionKeyFromContext(ctx)
+	if key == "" {
+		return "", errors.New("session_search: this call belongs to no conversation, so there is no transcript to search")
+	}
+	hits, err := t.store.Search(args.Query, &memory.SearchOptions{Keys: []string{key}, Limit: args.Limit})
+	if err != nil {
+		return "", fmt.Errorf("session_search: %w", err)
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("No message in this conversation contains %q.", args.Query), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d messages contain %q, newest first:\n", len(hits), args.Query)
+	for _, h := range hits {
+		b.WriteString("\n")
+		b.WriteString(formatHit(&h, maxHitChars))
+		b.WriteString("\n")
+	}
+	return b.String(), nil
+}
+
+// formatHit renders a session search hit as one block of text: time, role
+// (and tool), whether it came from the archive, and the message, shortened
+// to at most max bytes.
+func formatHit(h *memory.Hit, max int) string {
+	m := &h.Message
+	var b strings.Builder
+	if !m.Time.IsZero() {
+		b.WriteString("[" + m.Time.UTC().Format("2006-01-02 15:04") + "] ")
+	}
+	b.WriteString(m.Role)
+	if m.Name != "" {
+		b.WriteString(" (" + m.Name + ")")
+	}
+	if h.Archived {
+		b.WriteString(" {archived}")
+	}
+	b.WriteString(": ")
+	text := m.Content
+	for _, c := range m.ToolCalls {
+		text += fmt.Sprintf(" [calls %s %s]", c.Name, c.Arguments)
+	}
+	b.WriteString(shorten(strings.TrimSpace(text), max))
+	return b.String()
+}
+
+// shorten cuts s to at most max bytes on a rune boundary.
+func shorten(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
