@@ -440,6 +440,7 @@ func TestIncidentsRecordedAndHealBump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait) // background learning writes beside the sessions
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:x", Text: "hi"}); !errors.Is(err, agent.ErrTurnTimeout) {
 		t.Fatalf("err = %v", err)
 	}

@@ -43,6 +43,7 @@ func TestTrustIsBoundToContentThroughTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait) // background learning writes beside the sessions
 	turn := func(replies ...providertest.Reply) []providertest.Request {
 		t.Helper()
 		before := len(srv.Requests())

@@ -24,15 +24,28 @@ const (
 	undeliveredFile = "undelivered.jsonl"
 )
 
-// scheduler builds the cron scheduler over the runtime's agent. Replies for
-// the command line are printed; replies for a chat channel, which only the
-// gateway can reach, are kept in undelivered.jsonl rather than lost.
+// scheduler builds the cron scheduler over the runtime's agent for the
+// command line: replies for the command line are printed; replies for a
+// chat channel, which only the gateway can reach, are kept in
+// undelivered.jsonl rather than lost.
 func (a *app) scheduler(rt *wired) (*cron.Scheduler, error) {
+	out := &cliOutbox{w: a.stdout}
+	return a.newScheduler(rt, func(ctx context.Context, m bus.Outbound) error {
+		if m.Channel == "cli" {
+			m.Text = "[scheduled] " + m.Text
+			return out.PublishOutbound(ctx, m)
+		}
+		return keepUndelivered(filepath.Join(rt.home, undeliveredFile), m)
+	})
+}
+
+// newScheduler builds a scheduler that runs due jobs as agent turns and
+// hands each reply to deliver, addressed to the last chat of its channel.
+func (a *app) newScheduler(rt *wired, deliver cron.Deliver) (*cron.Scheduler, error) {
 	ids, err := cron.OpenChatIDs(filepath.Join(rt.home, chatIDsFile))
 	if err != nil {
 		return nil, err
 	}
-	out := &cliOutbox{w: a.stdout}
 	return cron.NewScheduler(&cron.SchedulerOptions{
 		Store:   rt.extras.cron,
 		ChatIDs: ids,
@@ -44,14 +57,45 @@ func (a *app) scheduler(rt *wired) (*cron.Scheduler, error) {
 			}
 			return r.Text, err
 		},
-		Deliver: func(ctx context.Context, m bus.Outbound) error {
-			if m.Channel == "cli" {
-				m.Text = "[scheduled] " + m.Text
-				return out.PublishOutbound(ctx, m)
-			}
-			return keepUndelivered(filepath.Join(rt.home, undeliveredFile), m)
-		},
+		Deliver: deliver,
 	})
+}
+
+// gatewayHooks joins the gateway to what this issue added: the message
+// tools publish on its bus, each inbound chat is recorded as the last chat
+// of its channel (chat_ids.json), and the heartbeat fires scheduled jobs
+// into the bus. record is called for every inbound message; stop ends the
+// heartbeat and must run before the bus closes.
+func (a *app) gatewayHooks(ctx context.Context, rt *wired, b *bus.Bus) (record func(channel, chat string), stop func()) {
+	rt.extras.outbox.attach(b)
+	ids, err := cron.OpenChatIDs(filepath.Join(rt.home, chatIDsFile))
+	if err != nil {
+		a.log.Warn("last chats are not recorded; scheduled jobs go to the chat they were made in", "err", err)
+		ids = nil
+	}
+	record = func(channel, chat string) {
+		if ids == nil {
+			return
+		}
+		if err := ids.Record(channel, chat); err != nil {
+			a.log.Warn("last chat not recorded", "channel", channel, "err", err)
+		}
+	}
+	s, err := a.newScheduler(rt, b.PublishOutbound)
+	if err != nil {
+		a.log.Warn("scheduled jobs will not fire in the gateway", "err", err)
+		return record, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx, cron.DefaultHeartbeat)
+	}()
+	return record, func() {
+		cancel()
+		<-done
+	}
 }
 
 // keepUndelivered appends m to path (0600) so a reply for a channel this

@@ -97,7 +97,9 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 			a.log.Error("reply not queued", "channel", inb.Channel, "err", err)
 		}
 	}
+	record, stopHooks := a.gatewayHooks(ctx, rt, b)
 	handle := func(ctx context.Context, inb channels.Inbound) {
+		record(inb.Channel, inb.Conversation)
 		res, err := rt.agent.Process(ctx, agent.Request{
 			SessionKey: inb.Channel + ":" + inb.Principal,
 			Text:       inb.Text,
@@ -115,6 +117,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
 	err = router.Run(ctx, handle, interrupted)
+	stopHooks()
 	b.Close()
 	wg.Wait()
 	rt.agent.Wait() // learning and bookkeeping that run after a reply
@@ -133,7 +136,9 @@ func deliverOutbound(ctx context.Context, a *app, ch channels.Channel, out <-cha
 		}
 		// Replies still go out while the gateway drains after a stop.
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		if err := ch.Send(sendCtx, m.ChatID, channels.Outbound{Text: m.Text}); err != nil {
+		// channels.Outbound carries no files yet: name them in the text
+		// rather than drop them.
+		if err := ch.Send(sendCtx, m.ChatID, channels.Outbound{Text: m.TextWithAttachmentNotes()}); err != nil {
 			a.log.Error("reply not delivered", "channel", ch.Name(), "chat", m.ChatID, "err", err)
 		}
 		cancel()

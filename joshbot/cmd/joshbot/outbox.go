@@ -28,3 +28,34 @@ func (o *cliOutbox) PublishOutbound(_ context.Context, m bus.Outbound) error {
 	_, err := fmt.Fprintf(o.w, "%s\n", m.TextWithAttachmentNotes())
 	return err
 }
+
+// routedOutbox is the message and send_file tools' delivery for the whole
+// process: command-line messages are printed; chat-channel messages go to
+// the gateway's bus once [app.gatewayHooks] attaches it, and are refused
+// with a reason before that.
+type routedOutbox struct {
+	cli *cliOutbox
+	mu  sync.RWMutex
+	bus interface {
+		PublishOutbound(ctx context.Context, m bus.Outbound) error
+	}
+}
+
+func (o *routedOutbox) PublishOutbound(ctx context.Context, m bus.Outbound) error {
+	if m.Channel == "cli" {
+		return o.cli.PublishOutbound(ctx, m)
+	}
+	o.mu.RLock()
+	b := o.bus
+	o.mu.RUnlock()
+	if b == nil {
+		return fmt.Errorf("no %s channel runs in this process; start the gateway to reach it", m.Channel)
+	}
+	return b.PublishOutbound(ctx, m)
+}
+
+func (o *routedOutbox) attach(b *bus.Bus) {
+	o.mu.Lock()
+	o.bus = b
+	o.mu.Unlock()
+}

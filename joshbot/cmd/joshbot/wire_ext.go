@@ -28,6 +28,9 @@ type extras struct {
 	healed time.Duration
 	// cron is the scheduled-job store the cron tool writes to.
 	cron *cron.Store
+	// outbox delivers the message tools' output; the gateway attaches its
+	// bus to it.
+	outbox *routedOutbox
 }
 
 // openIncidents opens the incident log under home.
@@ -39,7 +42,9 @@ func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
 // preferences, incidents, timeout healing, profiles and subagents, and
 // registers the message, send_file and subagent tools on reg.
 func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
-	out := &cliOutbox{w: a.stdout}
+	ex := &extras{}
+	out := &routedOutbox{cli: &cliOutbox{w: a.stdout}}
+	ex.outbox = out
 	if err := tools.RegisterMessaging(reg, out, ws, nil); err != nil {
 		return nil, err
 	}
@@ -50,7 +55,6 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		return nil, err
 	}
 	d := cfg.Agents.Defaults
-	ex := &extras{}
 	if err := registerCron(home, reg, ex); err != nil {
 		return nil, err
 	}

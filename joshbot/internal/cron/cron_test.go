@@ -72,6 +72,7 @@ func TestReminderPersistsFiresWithoutApprovalAndDeliversToLastChat(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Wait) // background learning writes beside the sessions
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("cron", `{"action":"add","message":"stretch your legs","in":"10m","channel":"discord"}`)),
 		providertest.Text("I'll remind you."),

@@ -36,6 +36,7 @@ func TestModelSurvivesRestartThroughFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(a.Wait) // background learning writes beside the sessions
 		return a
 	}
 	a := newAgent()
