@@ -88,7 +88,7 @@ func (t *Telegram) Start(ctx context.Context, sink channels.Sink) error {
 	for {
 		started := t.clock.now()
 		updates, err := t.getUpdates(ctx, offset)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && len(updates) == 0 {
 			return ctx.Err()
 		}
 		if err != nil {
@@ -120,21 +120,37 @@ func (t *Telegram) Start(ctx context.Context, sink channels.Sink) error {
 			continue
 		}
 		bo.Reset()
-		for _, u := range updates {
-			if err := t.handleUpdate(ctx, sink, g, u); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				// Not acknowledged: the offset stays, the update comes back.
-				t.log.Warn("update not delivered; it will be fetched again", "update", u.ID, "err", t.scrub(err))
-				if err := bo.Sleep(ctx); err != nil {
-					return err
-				}
-				break
-			}
-			offset = u.ID + 1
+		var err2 error
+		offset, err2 = t.deliverBatch(ctx, sink, g, updates, offset, bo)
+		if err2 != nil {
+			return err2
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
+}
+
+// deliverBatch hands updates to the sink in order and returns the offset
+// past the last one delivered. A batch in hand is delivered even when
+// shutdown began while it was in flight: recording it costs a disk write,
+// and a server that forgets what it handed out (an emulator, a proxy)
+// would lose it. The first failure stops the batch, unacknowledged, so it
+// comes back on the next poll.
+func (t *Telegram) deliverBatch(ctx context.Context, sink channels.Sink, g gate, updates []tele.Update, offset int, bo backoff) (int, error) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, u := range updates {
+		if err := t.handleUpdate(dctx, sink, g, u); err != nil {
+			if ctx.Err() != nil {
+				return offset, ctx.Err()
+			}
+			t.log.Warn("update not delivered; it will be fetched again", "update", u.ID, "err", t.scrub(err))
+			return offset, bo.Sleep(ctx)
+		}
+		offset = u.ID + 1
+	}
+	return offset, nil
 }
 
 // identify learns the bot's own user (for mention detection), retrying

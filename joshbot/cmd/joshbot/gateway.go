@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/telegram"
 )
 
 func (a *app) gatewayCommand() *cobra.Command {
@@ -98,14 +99,23 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		}
 	}
 	record, stopHooks := a.gatewayHooks(ctx, rt, b)
+	byName := map[string]channels.Channel{}
+	for _, ch := range chans {
+		byName[ch.Name()] = ch
+	}
 	handle := func(ctx context.Context, inb channels.Inbound) {
 		record(inb.Channel, inb.Conversation)
-		res, err := rt.agent.Process(ctx, agent.Request{
+		req := agent.Request{
 			SessionKey: inb.Channel + ":" + inb.Principal,
 			Text:       inb.Text,
 			Channel:    inb.Channel,
 			ChatID:     inb.Conversation,
-		})
+		}
+		if live, ok := byName[inb.Channel].(liveChannel); ok {
+			a.liveTurn(ctx, rt, live, inb, req)
+			return
+		}
+		res, err := rt.agent.Process(ctx, req)
 		if err != nil {
 			a.log.Warn("turn failed", "channel", inb.Channel, "err", err)
 		}
@@ -136,12 +146,57 @@ func deliverOutbound(ctx context.Context, a *app, ch channels.Channel, out <-cha
 		}
 		// Replies still go out while the gateway drains after a stop.
 		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		// channels.Outbound carries no files yet: name them in the text
-		// rather than drop them.
-		if err := ch.Send(sendCtx, m.ChatID, channels.Outbound{Text: m.TextWithAttachmentNotes()}); err != nil {
+		if err := ch.Send(sendCtx, m.ChatID, channels.Outbound{Text: m.Text, ReplyTo: m.ReplyTo, Files: m.Attachments}); err != nil {
 			a.log.Error("reply not delivered", "channel", ch.Name(), "chat", m.ChatID, "err", err)
 		}
 		cancel()
+	}
+}
+
+// liveChannel is a channel that can show a turn while it happens: a
+// typing indicator, and a reply that grows as the model writes it, with a
+// Stop button wired to the turn.
+type liveChannel interface {
+	Typing(ctx context.Context, conversation string) (stop func())
+	NewStream(ctx context.Context, conversation string, opts *telegram.StreamOptions) (*telegram.Stream, error)
+}
+
+// liveTurn runs one turn on a live channel: the answer streams into one
+// message that Finish turns into the final reply, so nothing goes through
+// the bus and nothing is sent twice.
+func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb channels.Inbound, req agent.Request) {
+	stopTyping := ch.Typing(ctx, inb.Conversation)
+	defer stopTyping()
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := ch.NewStream(ctx, inb.Conversation, &telegram.StreamOptions{ReplyTo: inb.MessageID, Cancel: cancel})
+	if err != nil {
+		a.log.Error("reply stream not started", "channel", inb.Channel, "err", err)
+		return
+	}
+	var text strings.Builder
+	if rt.cfg.Agents.Defaults.Streaming {
+		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+			if ev.Delta != "" {
+				text.WriteString(ev.Delta)
+				stream.Update(text.String())
+			}
+		})
+	}
+	res, err := rt.agent.Process(turnCtx, req)
+	final := ""
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
+		// The Stop button: keep what was already written.
+		final = strings.TrimSpace(text.String() + "\n\n⏹ Stopped.")
+	case res != nil:
+		final = res.Text
+	}
+	if err != nil {
+		a.log.Warn("turn failed", "channel", inb.Channel, "err", err)
+	}
+	if err := stream.Finish(ctx, final); err != nil {
+		a.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
 	}
 }
 
@@ -149,7 +204,22 @@ func deliverOutbound(ctx context.Context, a *app, ch channels.Channel, out <-cha
 func (a *app) enabledChannels(rt *wired) ([]channels.Channel, error) {
 	out := append([]channels.Channel(nil), a.extraChannels...)
 	if tg := rt.cfg.Channels.Telegram; tg.Enabled {
-		return nil, fmt.Errorf("channels.telegram.enabled is true, but this build has no Telegram adapter yet: set it to false")
+		token, err := tg.BotToken()
+		if err != nil {
+			return nil, err
+		}
+		adapter, err := telegram.New(&telegram.Options{
+			Token:        token,
+			APIURL:       tg.APIURL,
+			SpoolDir:     filepath.Join(rt.home, "gateway", "spool"),
+			StreamDrafts: tg.StreamDrafts,
+			Reactions:    tg.Reactions,
+			Logger:       a.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, adapter)
 	}
 	return out, nil
 }

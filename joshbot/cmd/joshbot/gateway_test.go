@@ -155,13 +155,13 @@ func TestGatewayWarnsAboutEmptyAllowlist(t *testing.T) {
 	}
 }
 
-func TestGatewayRefusesEnabledTelegramWithoutAdapter(t *testing.T) {
+func TestGatewayEnabledTelegramNeedsAToken(t *testing.T) {
 	clearProviderEnv(t)
 	srv := providertest.NewServer(t)
 	p := scriptedConfig(t, srv)
 	t.Setenv("JOSHBOT_CHANNELS__TELEGRAM__ENABLED", "true")
 	r := runCLI(t, "", "--config", p, "gateway")
-	if r.code != 1 || !strings.Contains(r.stderr, "channels.telegram.enabled") {
+	if r.code != 1 || !strings.Contains(r.stderr, "channels.telegram.token_env") {
 		t.Fatalf("%+v", r)
 	}
 }
