@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/agent/commands"
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
@@ -324,5 +330,68 @@ func TestGatewayCarriesMessagesScheduledJobsAndLastChat(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(home, chatIDsFile)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("chat_ids.json mode: %v %v", fi, err)
+	}
+}
+
+// buttonChannel is a fake channel with a command menu and pickers.
+type buttonChannel struct {
+	*fakeChannel
+	mu      sync.Mutex
+	menu    []telegram.Command
+	pickers [][]telegram.Choice
+	picked  chan struct{}
+}
+
+func (b *buttonChannel) SetCommands(_ context.Context, menu []telegram.Command) error {
+	b.mu.Lock()
+	b.menu = menu
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *buttonChannel) SendPicker(_ context.Context, _, _ string, choices []telegram.Choice, _ string) error {
+	b.mu.Lock()
+	b.pickers = append(b.pickers, choices)
+	b.mu.Unlock()
+	b.picked <- struct{}{}
+	return nil
+}
+
+func TestGatewayPublishesMenuAndOffersChoicesAsButtons(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := gatewayConfig(t, srv, "42")
+	ch := &buttonChannel{fakeChannel: newFakeChannel(), picked: make(chan struct{}, 1)}
+	var logs bytes.Buffer
+	a := &app{configPath: cfgPath, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{ch}}
+	a.log = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.gateway(ctx, time.Second) }()
+	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "/personality", MessageID: "1", IsDirect: true}
+	select {
+	case <-ch.picked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no picker")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if len(ch.menu) != len(commands.All()) || ch.menu[1].Name != "model" {
+		t.Fatalf("menu = %+v", ch.menu)
+	}
+	var values []string
+	for _, c := range ch.pickers[0] {
+		values = append(values, c.Label+"="+c.Value)
+	}
+	got := strings.Join(values, ",")
+	if !strings.Contains(got, "✓ default=/personality default") || !strings.Contains(got, "concise=/personality concise") {
+		t.Fatalf("picker = %s", got)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("a command reached the model")
 	}
 }
