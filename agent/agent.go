@@ -105,7 +105,7 @@ type Options struct {
 	// the check.
 	RepeatLimit int
 	// Prefs stores each session's /model, /personality and /agent choices;
-	// nil keeps them in memory only, lost on restart.
+	// nil keeps them in the session's metadata sidecar in Sessions.
 	Prefs SessionPrefs
 	// ModelChoices are the models a bare /model offers; the configured
 	// model is always offered first.

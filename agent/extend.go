@@ -26,37 +26,30 @@ type Prefs struct {
 
 // SessionPrefs stores [Prefs] per session key so they survive a restart.
 // Implementations must be safe for concurrent use. Set with the zero Prefs
-// removes the entry. The memory module's session sidecar can implement it;
-// joshbot ships a file-backed one.
+// removes the entry. By default the agent keeps them in the memory
+// module's session metadata sidecar; another store can be given in
+// Options.Prefs.
 type SessionPrefs interface {
 	Get(sessionKey string) (Prefs, error)
 	Set(sessionKey string, p Prefs) error
 }
 
-// memPrefs keeps Prefs in memory when no store is configured.
-type memPrefs struct {
-	mu sync.Mutex
-	m  map[string]Prefs
+// sidecarPrefs keeps Prefs in the session's metadata sidecar, beside its
+// transcript, so they survive a restart and are cleared with the session.
+type sidecarPrefs struct{ store *memory.Store }
+
+func (p sidecarPrefs) Get(key string) (Prefs, error) {
+	m, err := p.store.LoadMeta(key)
+	if err != nil {
+		return Prefs{}, err
+	}
+	return Prefs{Model: m.ModelOverride, Personality: m.Personality, Agent: m.Agent}, nil
 }
 
-func (p *memPrefs) Get(key string) (Prefs, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.m[key], nil
-}
-
-func (p *memPrefs) Set(key string, v Prefs) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.m == nil {
-		p.m = make(map[string]Prefs)
-	}
-	if v == (Prefs{}) {
-		delete(p.m, key)
-	} else {
-		p.m[key] = v
-	}
-	return nil
+func (p sidecarPrefs) Set(key string, v Prefs) error {
+	return p.store.UpdateMeta(key, func(m *memory.Meta) {
+		m.ModelOverride, m.Personality, m.Agent = v.Model, v.Personality, v.Agent
+	})
 }
 
 // Choice is one option a bare /model, /personality or /agent offers. A
@@ -122,7 +115,7 @@ func (e *extension) init(o *Options) {
 	}
 	e.prefs = o.Prefs
 	if e.prefs == nil {
-		e.prefs = &memPrefs{}
+		e.prefs = sidecarPrefs{store: o.Sessions}
 	}
 	e.modelChoices = o.ModelChoices
 	e.saveGlobal = o.SaveGlobalModel
@@ -305,11 +298,11 @@ func (a *Agent) sessionLen(key string) (int, error) {
 	return len(sess.Messages), nil
 }
 
-// clearSession empties the stored conversation. Its earlier messages are
-// not archived here: /new is the user asking to forget the context; the
-// memory module's archive, when wired, is the place to keep them.
+// clearSession starts the conversation afresh: its messages go to the
+// history archive first (nothing is lost), then the session and its
+// overrides are cleared. The caller holds the session's turn lock.
 func (a *Agent) clearSession(key string) error {
-	return a.sessions.Save(&memory.Session{Key: key})
+	return a.sessions.Reset(key)
 }
 
 func sortedNames[V any](m map[string]V) []string {

@@ -179,33 +179,9 @@ func TestIterationLimitEndsWithSummary(t *testing.T) {
 	}
 }
 
-// sharedPrefs stands in for a persistent store: two agents over one value
-// see what a restart would see.
-type sharedPrefs struct {
-	mu sync.Mutex
-	m  map[string]agent.Prefs
-}
-
-func (p *sharedPrefs) Get(k string) (agent.Prefs, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.m[k], nil
-}
-
-func (p *sharedPrefs) Set(k string, v agent.Prefs) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.m == nil {
-		p.m = map[string]agent.Prefs{}
-	}
-	p.m[k] = v
-	return nil
-}
-
 func TestModelOverrideSurvivesRestartForThatSessionOnly(t *testing.T) {
 	r := newRig(t)
-	prefs := &sharedPrefs{}
-	a := r.agent(t, &agent.Options{Prefs: prefs})
+	a := r.agent(t, nil)
 	r.srv.Enqueue(providertest.Text("hi"))
 	process(t, a, "cli:one", "hello")
 	reply := process(t, a, "cli:one", "/model fancy-model")
@@ -216,7 +192,10 @@ func TestModelOverrideSurvivesRestartForThatSessionOnly(t *testing.T) {
 		t.Fatal("/model must not ask the model")
 	}
 
-	b := r.agent(t, &agent.Options{Prefs: prefs}) // restart
+	if m, err := r.store.LoadMeta("cli:one"); err != nil || m.ModelOverride != "fancy-model" {
+		t.Fatalf("sidecar = %+v, %v", m, err)
+	}
+	b := r.agent(t, nil) // restart: a new Agent over the same session store
 	r.srv.Enqueue(providertest.Text("one"), providertest.Text("two"))
 	process(t, b, "cli:one", "again")
 	process(t, b, "cli:two", "other")
@@ -238,8 +217,13 @@ func TestModelOverrideSurvivesRestartForThatSessionOnly(t *testing.T) {
 		}
 	}
 
-	// /new clears the override and the transcript.
+	// /new clears the override and the transcript; the old messages go to
+	// the history archive, not away.
 	process(t, b, "cli:one", "/new")
+	ap, _ := r.store.ArchivePath("cli:one")
+	if raw, err := os.ReadFile(ap); err != nil || !strings.Contains(string(raw), "hello") {
+		t.Fatalf("archive after /new: %v %q", err, raw)
+	}
 	r.srv.Enqueue(providertest.Text("fresh"))
 	process(t, b, "cli:one", "start")
 	reqs = r.srv.Requests()

@@ -10,14 +10,12 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
-	"github.com/joshbot/joshbot/joshbot/internal/prefs"
 	"github.com/joshbot/joshbot/tools"
 )
 
 // State files under the joshbot home that the grown-up agent keeps.
 const (
-	incidentsFile    = "incidents.jsonl"
-	sessionPrefsFile = "session_prefs.json"
+	incidentsFile = "incidents.jsonl"
 )
 
 // extras are the parts wired beside the agent that commands other than a
@@ -76,11 +74,6 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		}
 		opts.Timeout = healed
 	}
-	p, err := prefs.Open(filepath.Join(home, sessionPrefsFile))
-	if err != nil {
-		return nil, err
-	}
-	opts.Prefs = p
 	opts.ProviderStatus = a.providerStatus
 	opts.Personalities = a.loadPersonalities(ws)
 	opts.RepeatLimit = d.RepeatLimit
