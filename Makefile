@@ -12,7 +12,7 @@ PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 .PHONY: test fmt-check vet test-race test-standalone test-short bench bench-go build cross release deps-telegram
 
 ## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
-test: deps-telegram fmt-check vet test-race test-standalone cross
+test: deps-telegram test-clients-deps fmt-check vet test-race test-standalone cross
 
 ## deps-telegram: the npm Bot API emulator (telegram-test-api) the Telegram tests drive, from its lock file.
 deps-telegram:
@@ -34,6 +34,20 @@ test-race:
 ## test-standalone: each module builds and passes its tests without the workspace.
 test-standalone:
 	@set -e; for m in $(MODULES); do echo "== GOWORK=off $$m"; (cd $$m && GOWORK=off $(GO) test -count=1 -short ./...); done
+
+## test-clients-deps: the real clients the API tests drive: the openai and playwright-core npm
+## packages from apiserver/testdata/js's lock file, and Debian's chromium when it is missing
+## (CHROMIUM=/path/to/chrome uses another build instead).
+.PHONY: test-clients-deps
+API_JS := apiserver/testdata/js
+test-clients-deps: $(API_JS)/node_modules/.installed
+	@if [ -z "$$CHROMIUM" ] && [ ! -x /usr/bin/chromium ]; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
+	fi
+$(API_JS)/node_modules/.installed: $(API_JS)/package.json $(API_JS)/package-lock.json
+	cd $(API_JS) && npm ci --no-audit --no-fund
+	@touch $@
 
 test-short:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -short ./...); done

@@ -1,6 +1,6 @@
 module github.com/joshbot/joshbot/agent
 
-go 1.26
+go 1.26.0
 
 replace (
 	github.com/joshbot/joshbot/bus => ../bus
@@ -15,4 +15,11 @@ require (
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

@@ -1,14 +1,59 @@
 // Package apiserver serves joshbot over HTTP in the OpenAI chat dialect, so
 // any client that accepts a custom base URL can talk to the agent.
 //
-// It will hold POST /v1/chat/completions (plain and server-sent events),
-// GET /v1/models, /v1/embeddings, /v1/audio/transcriptions, mandatory
-// bearer authentication, and an optional embedded web chat page.
-//
 // The module imports nothing else from joshbot: it declares the small
-// interfaces it needs (an agent, a transcriber, an embedder) and the joshbot
-// binary passes the real implementations in.
+// interfaces it needs ([Agent], [Embedder], [Transcriber],
+// [TranscriptReader]) and the joshbot binary passes the real ones in.
 //
-// This release defines the module and its place in the workspace; the server
-// arrives in the HTTP API release.
+//	srv, err := apiserver.New(&apiserver.Options{Agent: a, APIKeys: keys})
+//	if err != nil { ... } // ErrNoAPIKey: there is no unauthenticated mode
+//	http.Serve(ln, srv)
+//
+// # Routes
+//
+//   - POST /v1/chat/completions runs one agent turn. The newest message must
+//     be the user's; earlier messages and any system message are not
+//     forwarded, because the agent keeps the conversation and its own
+//     system prompt. The user field picks the conversation ("api:<user>").
+//     With stream: true the answer arrives as server-sent events;
+//     stream_options.include_usage adds a usage chunk before [DONE].
+//   - GET /v1/models lists one model, [ModelID]; a request's model is
+//     accepted and ignored.
+//   - POST /v1/embeddings and POST /v1/audio/transcriptions call the
+//     configured [Embedder] and [Transcriber], or answer 501 naming the
+//     config key when there is none.
+//   - GET /healthz is the one unauthenticated route.
+//   - With [Options.WebUI], a browser chat page at / and its routes under
+//     /webui/. Without it they are all 404 and session cookies are ignored.
+//
+// # Failures
+//
+// A turn that fails before anything was streamed is answered with an error
+// status (502 for a provider failure) and an OpenAI error object. Once
+// streaming has begun, the failure is sent as a data frame holding an error
+// object, and the stream ends without finish_reason "stop" and without
+// [DONE]. A failed turn is never a 200 carrying an error as its answer.
+//
+// # Tool progress extension
+//
+// While a streamed turn runs a tool, the stream carries an SSE comment line
+//
+//	: joshbot.progress {"tool":"read_file","detail":"notes.md"}
+//
+// followed by a blank line. Comment lines are ignored by every conforming
+// SSE parser, so the official OpenAI clients and other standard clients
+// never see it; joshbot's web page reads it to show what the agent is doing.
+// The JSON object has the fields of [Progress]; more may be added.
+//
+// # Security
+//
+// Bearer keys are compared in constant time and never logged or echoed;
+// failed authentications are logged at most once per ten seconds with a
+// count of those held back. Bodies are capped at [MaxBodyBytes] (audio at
+// [MaxAudioBytes]). The web UI trades a key for an HttpOnly, SameSite=Strict
+// cookie (Secure over TLS) naming an in-memory, expiring, bounded session;
+// cookie-authenticated requests that change state must be same-origin and
+// carry the session's [CSRFHeader]. The page is served under a
+// default-src 'none' Content-Security-Policy with no inline script or
+// style, and puts model output on the page as text only.
 package apiserver

@@ -17,6 +17,7 @@ replace (
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/joshbot/joshbot/agent v0.0.0-00010101000000-000000000000
+	github.com/joshbot/joshbot/apiserver v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/channels v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000

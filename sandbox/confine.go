@@ -57,8 +57,11 @@ type Sandbox struct {
 }
 
 // systemReadOnly are the directories a confined command can read and
-// execute from on every Unix: the toolchain and its libraries.
-var systemReadOnly = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/proc", "/sys", "/dev"}
+// execute from on every Unix: the toolchain and its libraries. /proc is
+// left out on purpose: /proc/<pid>/environ of the parent holds the very
+// credentials the child's environment was stripped of, and Landlock's
+// ptrace scoping does not stop a root child from reading it.
+var systemReadOnly = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/sys", "/dev"}
 
 // DefaultCacheDirs returns the build caches under home that a confined
 // command may write: Go's build and module caches and the common per-user
@@ -98,7 +101,7 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 			pol.ReadOnly = append(pol.ReadOnly, r)
 		}
 	}
-	rep := Probe()
+	rep := probe()
 	if !rep.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, rep.Reason)
 	}
@@ -174,6 +177,9 @@ func realDir(p string) (string, error) {
 	}
 	return r, nil
 }
+
+// probe is Probe; tests replace it to play systems without a sandbox.
+var probe = Probe
 
 // Report describes the sandbox this system offers.
 type Report struct {

@@ -98,7 +98,9 @@ func runHelper(args []string) error {
 	rules := []landlock.Rule{
 		landlock.RODirs(spec.ReadOnly...).IgnoreIfMissing(),
 		rw,
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty").IgnoreIfMissing(),
+		// Not /dev/tty: a command that can read the terminal can steal the
+		// keystrokes meant for the approval prompt.
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom").IgnoreIfMissing(),
 	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("applying landlock: %w", err)

@@ -93,6 +93,14 @@ func TestLandlockConfinesFilesAndNetwork(t *testing.T) {
 			t.Fatalf("file outside was created")
 		}
 	})
+	t.Run("parent environment unreadable through /proc", func(t *testing.T) {
+		// The parent's environment holds the provider keys the child's
+		// environment was stripped of.
+		out, err := runConfined(t, closed, ws, fmt.Sprintf("cat /proc/%d/environ", os.Getpid()))
+		if err == nil || strings.Contains(out, "PATH=") || strings.Contains(out, "\x00") {
+			t.Fatalf("read the parent's environment: %q", out)
+		}
+	})
 	t.Run("private tmpdir is writable", func(t *testing.T) {
 		out, err := runConfined(t, closed, ws, `echo t > "$TMPDIR/x" && cat "$TMPDIR/x"`)
 		if err != nil || strings.TrimSpace(out) != "t" {

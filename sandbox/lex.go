@@ -327,9 +327,9 @@ func (l *lexer) dollar(inDouble bool) error {
 		if err != nil {
 			return err
 		}
-		if !strings.HasPrefix(inner, "(") { // $(( )) is arithmetic
-			l.p.subs = append(l.p.subs, inner)
-		}
+		// Arithmetic $(( )) is screened like a substitution too: it can
+		// hold one.
+		l.p.subs = append(l.p.subs, inner)
 		l.inWord, l.dynamic = true, true
 		l.raw.WriteString("$(" + inner + ")")
 		l.w.WriteString("$(" + inner + ")")
@@ -339,6 +339,10 @@ func (l *lexer) dollar(inDouble bool) error {
 			return errUnbalanced
 		}
 		s := string(l.src[l.i : end+1])
+		if strings.Contains(s, "$(") || strings.Contains(s, "`") {
+			// ${x:-$(cmd)} runs cmd: screen the inside as a command line.
+			l.p.subs = append(l.p.subs, s[2:len(s)-1])
+		}
 		l.inWord, l.dynamic = true, true
 		l.raw.WriteString(s)
 		l.w.WriteString(s)

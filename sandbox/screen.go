@@ -132,6 +132,17 @@ func NewScreener(opts *ScreenOptions) (*Screener, error) {
 // Mode reports the screening mode.
 func (s *Screener) Mode() ScreenMode { return s.mode }
 
+// Allowed returns the allowlist in sorted order. It is only enforced in
+// [ScreenAllowlist] mode.
+func (s *Screener) Allowed() []string {
+	out := make([]string, 0, len(s.allow))
+	for n := range s.allow {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Check returns nil when command may run with working directory dir, and
 // otherwise an error wrapping [ErrRefused] that says what to change.
 func (s *Screener) Check(command, dir string) error {
@@ -281,6 +292,11 @@ func (s *Screener) programName(w word) (string, error) {
 	if strings.HasPrefix(w.text, "{") || strings.HasPrefix(w.text, "}") {
 		return "", refuse("command groups with braces are not allowed")
 	}
+	if strings.ContainsAny(w.text, "*?[]{}~") {
+		// Globs and brace expansion turn s?do or s{u,}do into a program
+		// name no list ever saw.
+		return "", refuse("the program name %q uses wildcards or braces; spell it out", w.text)
+	}
 	name := w.text
 	if strings.Contains(name, "/") {
 		base := path.Base(name)
@@ -349,7 +365,7 @@ func unwrap(prog string, args []word) (inner []word, ok bool, err error) {
 			}
 			i++
 		}
-		return args[i:]
+		return args[min(i, len(args)):]
 	}
 	switch prog {
 	case "env":
@@ -422,12 +438,33 @@ func (s *Screener) checkArgs(prog string, args []word, dir string) error {
 		t := a.text
 		switch prog {
 		case "find":
-			if slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}, t) {
+			if slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, t) {
 				return refuse("find %s runs or writes through another program; list the files, then act on them in a separate command", t)
 			}
-		case "sort":
+			if t == "-delete" && s.mode == ScreenAllowlist {
+				return refuse("find -delete removes files, and the allowlist holds programs that only read")
+			}
+		case "sort", "tree":
 			if strings.HasPrefix(t, "--compress-program") {
 				return refuse("sort --compress-program runs another program")
+			}
+			// -o writes a file: the same rule as a redirection.
+			if (t == "-o" || t == "--output") && i+1 < len(args) {
+				if err := s.checkRedirect(redirect{op: ">", target: args[i+1]}, dir); err != nil {
+					return err
+				}
+			} else if v, ok := strings.CutPrefix(t, "--output="); ok {
+				if err := s.checkRedirect(redirect{op: ">", target: word{text: v, raw: v, dynamic: a.dynamic}}, dir); err != nil {
+					return err
+				}
+			}
+		case "date":
+			if t == "-s" || strings.HasPrefix(t, "--set") {
+				return refuse("date %s changes the system clock", t)
+			}
+		case "file":
+			if t == "-C" || t == "--compile" {
+				return refuse("file -C writes a compiled magic file")
 			}
 		case "rg":
 			if strings.HasPrefix(t, "--pre") {
@@ -505,7 +542,15 @@ func (s *Screener) checkPathArg(prog string, a word, dir string) error {
 		cands = []string{v}
 	}
 	writes := slices.Contains(writers, prog)
+	if s.mode == ScreenAllowlist && a.dynamic {
+		// Without the sandbox nothing else stands between $HOME/.ssh and
+		// the command, so every word must be literal.
+		return refuse("%q is expanded when the command runs; allowlist mode takes literal arguments only", a.raw)
+	}
 	for _, c := range cands {
+		if s.mode == ScreenAllowlist && path.IsAbs(c) && !s.inside(c, dir) && c != "/dev/null" {
+			return refuse("%q is outside the workspace; without the sandbox (tools.shell_sandbox) commands may only name paths inside it", c)
+		}
 		if strings.HasPrefix(a.raw, "~") || strings.HasPrefix(c, "~") {
 			return refuse("%q points at a home directory outside the workspace", c)
 		}
@@ -536,6 +581,9 @@ func (s *Screener) checkRedirect(r redirect, dir string) error {
 		return refuse("redirection to %q points at a home directory outside the workspace", r.target.raw)
 	}
 	if r.op == "<" {
+		if s.mode == ScreenAllowlist && !s.inside(t, dir) && t != "/dev/null" {
+			return refuse("%q is outside the workspace; without the sandbox (tools.shell_sandbox) commands may only name paths inside it", t)
+		}
 		if strings.Contains(t, "..") && !s.inside(t, dir) {
 			return refuse("%q is outside the workspace", t)
 		}

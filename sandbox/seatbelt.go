@@ -54,7 +54,7 @@ func SeatbeltProfile(p *Policy, tmp string) (string, error) {
 	if err := writePaths(&b, "(allow file-read* file-write*", rw); err != nil {
 		return "", err
 	}
-	b.WriteString("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/[0-9]+$\"))\n")
+	b.WriteString("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (regex #\"^/dev/fd/[0-9]+$\"))\n")
 
 	services := seatbeltMachServices
 	if p.AllowNetwork {

@@ -12,9 +12,17 @@ import (
 
 // contained is the single gate between the filesystem tools and the disk.
 // Every path a tool touches comes out of resolve, and every open, stat,
-// listing and write goes through a method here, so that replacing the
-// resolve-then-open pattern with openat/O_NOFOLLOW (which closes the window
-// between the check and the use) changes this file and nothing else.
+// listing and write goes through a method here (contain.go and its
+// per-platform contain_*.go files).
+//
+// Containment is checked twice. resolve works on names: it refuses a
+// lexical escape and follows symbolic links to find the real path, which
+// it refuses when that lies outside. The open then walks that real path
+// from the workspace root with openat and O_NOFOLLOW on every component
+// (openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS where the kernel
+// has it). The real path has no symbolic links in it, so any link the walk
+// meets was put there after resolve looked, and the open fails before a
+// byte is read or written.
 type contained struct {
 	// root is the workspace with every symbolic link resolved.
 	root string
@@ -22,6 +30,10 @@ type contained struct {
 	// not resolved). A model told "your workspace is /home/me/ws" will send
 	// absolute paths under that spelling even when /home is a symlink.
 	alias string
+	// beforeOpen, when set, runs between resolving a path and opening it.
+	// Tests use it to swap a directory for a symbolic link in exactly the
+	// window the openat walk exists to close.
+	beforeOpen func()
 }
 
 func newContained(workspace string) (*contained, error) {
@@ -74,25 +86,57 @@ func (c *contained) open(p string) (*os.File, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	f, err := os.Open(real)
+	if c.beforeOpen != nil {
+		c.beforeOpen()
+	}
+	f, err := c.openReal(real, os.O_RDONLY)
 	if err != nil {
 		return nil, "", describeOpenErr(p, err)
 	}
 	return f, real, nil
 }
 
-// stat resolves p and stats what it names.
+// stat resolves p and stats what it names, through a handle opened the
+// same contained way as a read.
 func (c *contained) stat(p string) (fs.FileInfo, string, error) {
 	real, err := c.resolve(p)
 	if err != nil {
 		return nil, "", err
 	}
-	fi, err := os.Stat(real)
+	if c.beforeOpen != nil {
+		c.beforeOpen()
+	}
+	f, err := c.openReal(real, statFlags)
+	if err != nil {
+		return nil, "", describeOpenErr(p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, "", describeOpenErr(p, err)
 	}
 	return fi, real, nil
 }
+
+// relReal turns a real path from resolve into the slash-separated path
+// below the root that the openat walk follows.
+func (c *contained) relReal(real string) (string, error) {
+	if !within(c.root, real) {
+		return "", errOutside
+	}
+	r, err := filepath.Rel(c.root, real)
+	if err != nil {
+		return "", errOutside
+	}
+	return filepath.ToSlash(r), nil
+}
+
+// errOutside is the walk's refusal of a path that is not below the root.
+var errOutside = errors.New("outside the workspace")
+
+// errLinkAppeared is the walk's refusal of a symbolic link that was not
+// there when the path was resolved.
+var errLinkAppeared = errors.New("a symbolic link appeared in the path while it was being opened; it leads outside the workspace")
 
 // insideTarget reports whether the symbolic link at real (already known to
 // sit inside the workspace) points somewhere inside the workspace, and
@@ -104,60 +148,6 @@ func (c *contained) insideTarget(real string) (string, bool) {
 		return "", false
 	}
 	return t, within(c.root, t)
-}
-
-// writeAtomic replaces the file at real (a path from resolve) with data,
-// creating parent directories as needed. The data goes to a temporary file
-// in the same directory which is then renamed over the target, so a reader
-// never sees a half-written file and a crash leaves the old content intact.
-// An existing file keeps its permission bits; a new one gets perm.
-func (c *contained) writeAtomic(real string, data []byte, perm fs.FileMode) (created bool, err error) {
-	dir := filepath.Dir(real)
-	if err := os.MkdirAll(dir, workspaceDirPerm); err != nil {
-		return false, err
-	}
-	// The directories just created could in principle have been swapped for
-	// links by someone racing us; check again before writing into them.
-	if again, err := filepath.EvalSymlinks(dir); err != nil || !within(c.root, again) {
-		return false, errors.New("parent directory is outside the workspace")
-	}
-	created = true
-	if fi, err := os.Stat(real); err == nil {
-		if fi.IsDir() {
-			return false, errors.New("it is a directory")
-		}
-		perm = fi.Mode().Perm()
-		created = false
-	}
-	tmp, err := os.CreateTemp(dir, ".joshbot-write-*")
-	if err != nil {
-		return false, err
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmpName)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err = tmp.Close(); err != nil {
-		return false, err
-	}
-	if err = os.Rename(tmpName, real); err != nil {
-		return false, err
-	}
-	return created, nil
 }
 
 // resolve turns p, a path argument relative to root or absolute, into the
@@ -249,6 +239,8 @@ func unwrapPathErr(err error) error {
 
 func describeOpenErr(p string, err error) error {
 	switch {
+	case errors.Is(err, errLinkAppeared), errors.Is(err, errOutside):
+		return fmt.Errorf("path %q: %w", p, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("path %q does not exist", p)
 	case errors.Is(err, fs.ErrPermission):
@@ -263,7 +255,7 @@ func describeOpenErr(p string, err error) error {
 // content is read into buf when it fits, so a caller scanning many files
 // can reuse one buffer instead of allocating per file.
 func (c *contained) readFound(real string, limit int64, buf []byte) (data []byte, tooBig bool, err error) {
-	f, err := os.Open(real)
+	f, err := c.openReal(real, os.O_RDONLY)
 	if err != nil {
 		return nil, false, err
 	}

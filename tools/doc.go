@@ -12,7 +12,19 @@
 //
 // Every filesystem tool is confined to one workspace directory: a path that
 // is absolute outside it, climbs out with "..", or reaches out through a
-// symbolic link is a tool error, never a read or a write.
+// symbolic link is a tool error, never a read or a write. The check is made
+// twice: once on the path's name, and again as the file is opened, by
+// walking the real path from the workspace with openat and O_NOFOLLOW on
+// every component (openat2 with RESOLVE_BENEATH on Linux), so a directory
+// swapped for a symbolic link between the check and the open fails too.
+//
+// # Shell
+//
+// [NewShell] builds the shell tool: every command is screened
+// ([sandbox.Screener]), then put to the human approver carried on the
+// context when tools.shell_approval asks for one ([sandbox.WithApprover];
+// none installed means deny), then run with an allowlisted environment,
+// confined by a [sandbox.Sandbox] when one is configured.
 //
 // # Errors
 //
@@ -36,6 +48,13 @@
 // conversation making the call from the context ([WithSessionKey]) and
 // never return what another conversation said.
 //
-// Later releases add the shell (screened and optionally sandboxed through
-// the sandbox module) and web fetch and search.
+// # Web
+//
+// [NewWebFetch] fetches public http(s) URLs only: a host that is, or
+// resolves to, a loopback, private, link-local or otherwise non-public
+// address is refused before the request, and again at dial time against
+// the address actually connected to, which covers redirects and DNS
+// rebinding. [RegisterWebSearch] adds web_search and its aliases, falling
+// back across [SearchBackend]s (DuckDuckGo by default, Exa when
+// configured).
 package tools

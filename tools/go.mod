@@ -1,6 +1,16 @@
 module github.com/joshbot/joshbot/tools
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)
 
 replace (
 	github.com/joshbot/joshbot/bus => ../bus

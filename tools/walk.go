@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // walkEntry is one thing found by contained.walk.
@@ -67,7 +69,15 @@ func (c *contained) walk(ctx context.Context, base string, fn func(walkEntry) er
 	})
 }
 
-// readDir lists the directory at real (a path from resolve), sorted by name.
+// readDir lists the directory at real (a path from resolve), sorted by
+// name, through a handle opened by the contained walk.
 func (c *contained) readDir(real string) ([]fs.DirEntry, error) {
-	return os.ReadDir(real)
+	f, err := c.openReal(real, os.O_RDONLY|dirFlag)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }

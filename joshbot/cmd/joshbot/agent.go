@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // defaultSession is the session key of the command line's conversation.
@@ -35,6 +36,7 @@ func (a *app) agentCommand() *cobra.Command {
 				return err
 			}
 			// Learning runs after each reply; let it finish before exit.
+			defer rt.close()
 			defer rt.agent.Wait()
 			if resume {
 				if cmd.Flags().Changed("session") {
@@ -64,6 +66,7 @@ func (a *app) agentCommand() *cobra.Command {
 func (a *app) oneShot(ctx context.Context, rt *wired, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	ctx = sandbox.WithApprover(ctx, approverFor(isTerminal(a.stdin) && isTerminal(a.stderr), a.stderr, newLineFeed(a.stdin).read))
 	reply, err := rt.agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 	return a.report(reply, err, false)
 }
@@ -133,6 +136,20 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		}
 	}()
 
+	// The approval prompt reads its answer from the same line channel, so
+	// it never races the conversation for standard input.
+	approver := approverFor(tty, a.stdout, func(ctx context.Context) (string, error) {
+		select {
+		case l := <-lines:
+			return l, nil
+		case err := <-readErr:
+			readErr <- err // the conversation loop sees the end of input too
+			return "", err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+
 	for {
 		if tty {
 			fmt.Fprint(a.stdout, "> ")
@@ -163,6 +180,7 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		}
 
 		turnCtx, cancel := context.WithCancel(ctx)
+		turnCtx = sandbox.WithApprover(turnCtx, approver)
 		mu.Lock()
 		cancelTurn = cancel
 		mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -33,7 +34,7 @@ func (a *app) continueSession(store *memory.Store) (string, error) {
 	}
 	recap := fmt.Sprintf("continuing %s: %d messages, last active %s ago", info.Key, len(snap.Messages), time.Since(info.Updated).Round(time.Second))
 	if last != "" {
-		recap += fmt.Sprintf("; last asked: %q", clipLine(redactText(last), 80))
+		recap += fmt.Sprintf("; last asked: %q", clipLine(redact.String(last), 80))
 	}
 	fmt.Fprintln(a.stderr, recap)
 	return info.Key, nil

@@ -27,6 +27,7 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -37,6 +38,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	sandboxExec()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -57,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "joshbot: %s\n", err)
+	fmt.Fprintf(stderr, "joshbot: %s\n", redact.String(err.Error()))
 	return 1
 }
 
@@ -81,7 +83,8 @@ type app struct {
 	profile string
 	// health is shared by every provider chain of the process, so all
 	// conversations learn from one another's failures.
-	health *providers.Health
+	health    *providers.Health
+	wrapTools toolWrapper // set by serve to report tool progress
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -106,7 +109,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand())
+	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
@@ -118,7 +121,9 @@ func (a *app) setupLogging() error {
 	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
-	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	// Every log line passes through redaction: a tool result or an error
+	// can carry a credential, and the log must never hold one verbatim.
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(a.stderr), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 
 // clearProviderEnv hides any real credentials of the machine running the
 // tests, so detection sees only what a test sets.
-func clearProviderEnv(t *testing.T) {
+func clearProviderEnv(t testing.TB) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
@@ -352,7 +352,10 @@ func binary(t *testing.T) string {
 	return builtBin
 }
 
+// TestMain lets the test binary stand in for joshbot as the sandbox helper,
+// exactly as main does, and removes the binary the tests built.
 func TestMain(m *testing.M) {
+	sandboxExec()
 	code := m.Run()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -85,9 +86,9 @@ func (a *app) memoryStatus(lt *memory.LongTerm) error {
 	}
 	sessionFiles, _ := filepath.Glob(filepath.Join(lt.SessionDir(), "*.md"))
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "Workspace:\t%s\n", redactText(lt.Dir()))
+	fmt.Fprintf(w, "Workspace:\t%s\n", redact.String(lt.Dir()))
 	fmt.Fprintf(w, "MEMORY.md:\t%s (limit %s; the overflow is consolidated, never cut)\n", size(filepath.Join(lt.Dir(), memory.MemoryFileName)), humanSize(int64(lt.MaxBytes())))
-	fmt.Fprintf(w, "Session memories:\t%d files in %s\n", len(sessionFiles), redactText(lt.SessionDir()))
+	fmt.Fprintf(w, "Session memories:\t%d files in %s\n", len(sessionFiles), redact.String(lt.SessionDir()))
 	fmt.Fprintf(w, "HISTORY.md:\t%s\n", size(lt.HistoryPath()))
 	fmt.Fprintf(w, "Dream mode:\t%s\n", ds.Mode)
 	pending := fmt.Sprintf("%d turns (%s)", ds.RawRecords, humanSize(ds.RawBytes))

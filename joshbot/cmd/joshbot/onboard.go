@@ -26,6 +26,7 @@ type onboardFlags struct {
 	apiBase   string
 	apiKeyEnv string
 	ollamaURL string
+	sandbox   string
 }
 
 func (a *app) onboardCommand() *cobra.Command {
@@ -49,6 +50,7 @@ func (a *app) onboardCommand() *cobra.Command {
 	fl.StringVar(&f.apiBase, "api-base", "", "OpenAI-compatible base URL (required for --provider custom)")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
 	fl.StringVar(&f.ollamaURL, "ollama-url", "http://localhost:11434", "where to look for a local Ollama")
+	fl.StringVar(&f.sandbox, "shell-sandbox", "auto", "confine shell commands to the workspace: auto (when the system supports it), on or off")
 	return cmd
 }
 
@@ -78,8 +80,15 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 			return fmt.Errorf("%w\n(onboard leaves an existing config alone; fix it or move it away)", err)
 		}
 		fmt.Fprintf(a.stdout, "Config already exists at %s; left unchanged.\n", tildePath(cfgPath))
+		if hint := sandboxHint(cfg); hint != "" {
+			fmt.Fprintln(a.stdout, hint)
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		cfg, err = a.newConfig(ctx, f)
+		if err != nil {
+			return err
+		}
+		sandboxLine, err := applySandboxChoice(f.sandbox, cfg)
 		if err != nil {
 			return err
 		}
@@ -92,6 +101,7 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 			fmt.Fprintf(a.stdout, ", key read from $%s", env)
 		}
 		fmt.Fprintln(a.stdout, ".")
+		fmt.Fprintln(a.stdout, sandboxLine)
 	default:
 		return fmt.Errorf("read %s: %w", cfgPath, err)
 	}

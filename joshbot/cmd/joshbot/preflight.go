@@ -70,6 +70,12 @@ func (a *app) preflight() error {
 				doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
 			}
 		}
+		rep := probeSandbox()
+		confined, detail := shellConfinement(cfg)
+		doc.Shell = &output.Shell{Mechanism: rep.Mechanism, LandlockABI: rep.LandlockABI, Confined: confined, Detail: detail}
+		if strings.HasPrefix(detail, "startup error") {
+			doc.Problems = append(doc.Problems, output.Problem{Code: "unresolvable", Key: "tools.shell_sandbox", Message: detail})
+		}
 	}
 	doc.Ready = len(doc.Problems) == 0
 	if err := output.Write(a.stdout, a.format, doc); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/providers/providertest"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // writeRaw writes a config file from text with %URL% replaced. The
@@ -265,6 +266,36 @@ func TestWiringCarriesProviderConventions(t *testing.T) {
 	for field, want := range map[string]string{"chat_template_kwargs": `{"enable_thinking":false}`, "top_k": "4"} {
 		if v, _ := req.Field(field); string(v) != want {
 			t.Errorf("%s = %s, want %s", field, v, want)
+		}
+	}
+}
+
+func TestPreflightReportsShellConfinement(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	saved := probeSandbox
+	t.Cleanup(func() { probeSandbox = saved })
+	for _, tt := range []struct {
+		name     string
+		rep      sandbox.Report
+		env      string
+		confined bool
+		ready    bool
+	}{
+		{"landlock, sandbox off", sandbox.Report{Platform: "linux", Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}, "", false, true},
+		{"landlock, sandbox on", sandbox.Report{Platform: "linux", Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}, "workspace", true, true},
+		{"no sandbox, asked for", sandbox.Report{Platform: "linux", Reason: "the kernel has no Landlock"}, "workspace", false, false},
+	} {
+		probeSandbox = func() sandbox.Report { return tt.rep }
+		t.Setenv("JOSHBOT_TOOLS__SHELL_SANDBOX", tt.env)
+		r := runCLI(t, "", "--config", cfgPath, "--output", "json", "preflight")
+		var doc output.Preflight
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("%s: %v\n%s", tt.name, err, r.stdout)
+		}
+		if doc.Shell == nil || doc.Shell.Confined != tt.confined || doc.Shell.LandlockABI != tt.rep.LandlockABI || doc.Ready != tt.ready {
+			t.Errorf("%s: shell %+v ready %v, want confined %v ready %v", tt.name, doc.Shell, doc.Ready, tt.confined, tt.ready)
 		}
 	}
 }

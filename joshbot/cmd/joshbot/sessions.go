@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -93,7 +94,7 @@ func (a *app) sessionsShow() *cobra.Command {
 			}
 			w := bufio.NewWriter(a.stdout)
 			for i := range msgs {
-				fmt.Fprintln(w, redactText(showLine(&msgs[i])))
+				fmt.Fprintln(w, redact.String(showLine(&msgs[i])))
 			}
 			if snap.Unreadable > 0 {
 				fmt.Fprintf(w, "(%d unreadable lines skipped; `joshbot sessions export` records them)\n", snap.Unreadable)
@@ -165,7 +166,7 @@ func (a *app) sessionsSearch() *cobra.Command {
 				if h.Archived {
 					where += " (archive)"
 				}
-				fmt.Fprintf(w, "%s  %s\n", where, redactText(clipLine(showLine(&h.Message), 400)))
+				fmt.Fprintf(w, "%s  %s\n", where, redact.String(clipLine(showLine(&h.Message), 400)))
 			}
 			return w.Flush()
 		},
@@ -452,11 +453,11 @@ func renderExport(snap *memory.Snapshot, file string) (md, manifest []byte, err 
 			fmt.Fprintf(&b, "\nTool call `%s` (id %s):\n\n%sjson\n%s\n%s\n", c.Name, c.ID, fence, c.Arguments, fence)
 		}
 	}
-	md = []byte(redactText(b.String()))
+	md = []byte(redact.String(b.String()))
 	// Every string field is built from the key, file names, roles and tool
 	// names; they are passed through redaction too since a tool name is
 	// chosen by a model.
-	man.Session = redactText(man.Session)
+	man.Session = redact.String(man.Session)
 	man.ToolCalls = redactKeys(man.ToolCalls)
 	man.ToolResults = redactKeys(man.ToolResults)
 	manifest, err = json.MarshalIndent(man, "", "  ")
@@ -475,7 +476,7 @@ func redactKeys(m map[string]int) map[string]int {
 			}
 		}
 	}) {
-		out[redactText(k)] += m[k]
+		out[redact.String(k)] += m[k]
 	}
 	return out
 }

@@ -21,15 +21,6 @@ import (
 	"github.com/joshbot/joshbot/tools"
 )
 
-func lastToolResult(msgs []providers.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == providers.RoleTool {
-			return msgs[i].Content
-		}
-	}
-	return ""
-}
-
 // approvalProbe asks the turn's approver, as the shell tool does.
 type approvalProbe struct{}
 
@@ -85,7 +76,7 @@ func TestSubagentInheritsApproverAndToolRestriction(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := r.srv.Requests()
-	if got := lastToolResult(reqs[2].Messages); got != "decision=allow" || asked.Load() != 1 {
+	if got := lastToolMessage(reqs[2].Messages); got != "decision=allow" || asked.Load() != 1 {
 		t.Fatalf("subagent probe = %q, asked %d", got, asked.Load())
 	}
 
@@ -98,7 +89,7 @@ func TestSubagentInheritsApproverAndToolRestriction(t *testing.T) {
 	)
 	process(t, a, "cli:ap2", "go")
 	reqs = r.srv.Requests()
-	if got := lastToolResult(reqs[len(reqs)-2].Messages); got != "decision=deny" {
+	if got := lastToolMessage(reqs[len(reqs)-2].Messages); got != "decision=deny" {
 		t.Fatalf("subagent without approver = %q", got)
 	}
 
@@ -118,7 +109,17 @@ func TestSubagentInheritsApproverAndToolRestriction(t *testing.T) {
 			t.Fatal("subagent of a narrowed caller was offered probe")
 		}
 	}
-	if got := lastToolResult(reqs[len(reqs)-2].Messages); !strings.Contains(got, "not available to this agent profile") {
+	if got := lastToolMessage(reqs[len(reqs)-2].Messages); !strings.Contains(got, "not available to this agent profile") {
 		t.Fatalf("narrowed subagent ran probe: %q", got)
 	}
+}
+
+// lastToolMessage is the content of the last tool message in msgs.
+func lastToolMessage(msgs []providers.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == providers.RoleTool {
+			return msgs[i].Content
+		}
+	}
+	return ""
 }

@@ -23,6 +23,8 @@ type wired struct {
 	extras   *extras
 	sessions *memory.Store
 	memory   *memory.LongTerm
+	// close stops what the tools left running (background shell jobs).
+	close func()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -56,6 +58,10 @@ func (a *app) loadRuntime() (*wired, error) {
 	reg := tools.NewRegistry()
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
+	}
+	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	if err != nil {
+		return nil, err
 	}
 	store, lt, err := openMemory(cfg, home, ws)
 	if err != nil {
@@ -92,11 +98,19 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Wrapping comes last so the tools registered above report progress
+	// too.
+	if a.wrapTools != nil {
+		if reg, err = a.wrapTools(reg); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+		opts.Tools = reg
+	}
 	ag, err := agent.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex, sessions: store, memory: lt}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex, sessions: store, memory: lt, close: closeTools}, nil
 }
 
 // openMemory opens the session store under home and the long-term memory in

@@ -10,6 +10,7 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/tools"
 )
 
@@ -33,7 +34,7 @@ type extras struct {
 
 // openIncidents opens the incident log under home.
 func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
-	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log, Redact: redactText})
+	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log, Redact: redact.String})
 }
 
 // extendRuntime fills the agent options for slash commands, session
@@ -132,7 +133,7 @@ func (a *app) providerStatus() []string {
 			line += fmt.Sprintf(", cooling down %s", h.Cooldown.Round(time.Second))
 		}
 		if h.LastError != "" {
-			line += "; last: " + redactText(h.LastError)
+			line += "; last: " + redact.String(h.LastError)
 		}
 		out = append(out, line)
 	}

@@ -40,6 +40,10 @@ type Config struct {
 	// Embeddings serves vectors through a configured provider; zero means
 	// no embeddings.
 	Embeddings Service `json:"embeddings,omitzero"`
+	// API configures `joshbot serve` (see api.go).
+	API API `json:"api,omitzero"`
+	// Tools configures the shell and web tools.
+	Tools Tools `json:"tools"`
 
 	// credSources records where each entry's credential came from, keyed
 	// by the entry's config key ("providers.groq"), for preflight. It is

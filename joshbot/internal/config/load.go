@@ -283,6 +283,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := c.Tools.validate(); err != nil {
+		return err
+	}
 	if err := c.Channels.validate(); err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 )
 
 // SchemaVersion is the version of every JSON document this package writes.
@@ -51,12 +53,18 @@ type Document interface {
 	WriteText(w io.Writer) error
 }
 
-// Write renders doc in format f on w.
+// Write renders doc in format f on w. Text goes through the redacting
+// writer; JSON documents carry no credential fields by construction and are
+// encoded as they are, since the byte-stream redactor would break them.
 func Write(w io.Writer, f Format, doc Document) error {
 	if f == JSON {
 		return writeJSON(w, doc)
 	}
-	return doc.WriteText(w)
+	rw := redact.NewWriter(w)
+	if err := doc.WriteText(rw); err != nil {
+		return err
+	}
+	return rw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -90,8 +98,8 @@ type ErrorBody struct {
 // "joshbot: <message>" for text.
 func WriteError(w io.Writer, f Format, code int, err error) error {
 	if f == JSON {
-		return writeJSON(w, ErrorDoc{SchemaVersion: SchemaVersion, Error: ErrorBody{Code: code, Message: err.Error()}})
+		return writeJSON(w, ErrorDoc{SchemaVersion: SchemaVersion, Error: ErrorBody{Code: code, Message: redact.String(err.Error())}})
 	}
-	_, werr := fmt.Fprintf(w, "joshbot: %s\n", err)
+	_, werr := fmt.Fprintf(w, "joshbot: %s\n", redact.String(err.Error()))
 	return werr
 }

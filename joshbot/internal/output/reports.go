@@ -21,6 +21,21 @@ type Preflight struct {
 	Models []PreflightModel `json:"models"`
 	// Problems are why joshbot would not start; empty when Ready.
 	Problems []Problem `json:"problems"`
+	// Shell says whether shell commands would run confined; nil when the
+	// config could not be read.
+	Shell *Shell `json:"shell,omitempty"`
+}
+
+// Shell reports the shell tool's confinement on this system.
+type Shell struct {
+	// Mechanism is "landlock", "seatbelt" or empty when there is none.
+	Mechanism string `json:"mechanism,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI; 0 when there is none.
+	LandlockABI int `json:"landlock_abi"`
+	// Confined is true when commands would run inside the sandbox.
+	Confined bool `json:"confined"`
+	// Detail explains the state and the key that changes it.
+	Detail string `json:"detail"`
 }
 
 // PreflightModel is one resolved model.
@@ -91,6 +106,9 @@ func (p *Preflight) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", m.Role, m.Provider, m.WireModel, m.APIHost, m.Credential, m.MaxRetries, m.Timeout)
 		}
 		tw.Flush()
+	}
+	if p.Shell != nil {
+		fmt.Fprintf(&b, "\nShell:   %s\n", p.Shell.Detail)
 	}
 	if len(p.Problems) > 0 {
 		b.WriteString("\n")

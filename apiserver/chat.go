@@ -1,0 +1,217 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// chatRequest is the part of an OpenAI chat-completions request joshbot
+// reads. Every other field (model, temperature, tools, ...) is accepted and
+// ignored: the served model is the agent.
+type chatRequest struct {
+	Messages      []chatMessage `json:"messages"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	User string `json:"user"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// contentPart is one element of an array content.
+type contentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// text returns the message's text: a string content, or the text parts of
+// an array content. Other parts are refused rather than silently dropped.
+func (m *chatMessage) text() (string, error) {
+	c := m.Content
+	if len(c) == 0 || string(c) == "null" {
+		return "", nil
+	}
+	if c[0] == '"' {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return "", fmt.Errorf("content is not a valid string: %v", err)
+		}
+		return s, nil
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(c, &parts); err != nil {
+		return "", errors.New("content must be a string or an array of content parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type != "text" {
+			return "", fmt.Errorf("content part type %q is not supported here; send text", p.Type)
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// validUser reports whether u may name a session: 1 to MaxUserLen ASCII
+// letters, digits and "._@+-", starting with a letter or digit. The rule is
+// checked here, before the value reaches anything that builds a path.
+func validUser(u string) bool {
+	if len(u) == 0 || len(u) > MaxUserLen {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || !strings.ContainsRune("._@+-", rune(c))) {
+			return false
+		}
+	}
+	return true
+}
+
+// turnFromRequest checks req and returns the turn to run, or a message
+// saying what to fix.
+func turnFromRequest(req *chatRequest) (TurnRequest, string) {
+	user := req.User
+	if user == "" {
+		user = "default"
+	} else if !validUser(user) {
+		return TurnRequest{}, fmt.Sprintf("user must be 1 to %d letters, digits or ._@+- starting with a letter or digit", MaxUserLen)
+	}
+	if len(req.Messages) == 0 {
+		return TurnRequest{}, "messages is empty: send at least one user message"
+	}
+	// joshbot keeps the conversation itself, so only the newest message is
+	// the turn; earlier ones a client resends are already in the session.
+	// A system message is never forwarded: the agent's own system prompt
+	// holds its tool and safety rules.
+	last := &req.Messages[len(req.Messages)-1]
+	if last.Role != "user" {
+		return TurnRequest{}, fmt.Sprintf("the last message has role %q; it must be the user's message", last.Role)
+	}
+	text, err := last.text()
+	if err != nil {
+		return TurnRequest{}, "messages[" + fmt.Sprint(len(req.Messages)-1) + "]: " + err.Error()
+	}
+	if strings.TrimSpace(text) == "" {
+		return TurnRequest{}, "the last user message is empty"
+	}
+	return TurnRequest{SessionKey: "api:" + user, User: user, Text: text}, ""
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	turn, problem := turnFromRequest(&req)
+	if problem != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", problem)
+		return
+	}
+	if req.Stream {
+		s.chatStream(w, r, turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
+	res, err := s.agent.Turn(r.Context(), turn, nil)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left; nobody reads an answer
+		}
+		status, msg := s.failure(r, "the agent turn", err)
+		writeError(w, status, errorType(status), msg)
+		return
+	}
+	finish := "stop"
+	if res.Truncated {
+		finish = "length"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":      newID("chatcmpl-"),
+		"object":  "chat.completion",
+		"created": s.now().Unix(),
+		"model":   ModelID,
+		"choices": []map[string]any{{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": res.Text},
+			"finish_reason": finish,
+			"logprobs":      nil,
+		}},
+		"usage": res.Usage,
+	})
+}
+
+// errorType names an OpenAI error type for status.
+func errorType(status int) string {
+	switch {
+	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
+		return "upstream_error"
+	case status >= 500:
+		return "server_error"
+	default:
+		return "invalid_request_error"
+	}
+}
+
+// chatStream runs a streamed turn. Nothing is written until the turn
+// produces its first event, so a turn that fails before then is still
+// answered with a plain error status.
+func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
+	st := newStream(w, s.now(), includeUsage)
+	defer st.done()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
+		if st.broken {
+			return
+		}
+		var werr error
+		if ev.Progress != nil {
+			werr = st.progress(ev.Progress)
+		} else if ev.Delta != "" {
+			werr = st.delta(ev.Delta)
+		}
+		if werr != nil {
+			// The client is gone: stop the turn rather than run tools
+			// for nobody. What ran is saved by the agent.
+			st.broken = true
+			cancel()
+		}
+	})
+	if st.broken || r.Context().Err() != nil {
+		return
+	}
+	if err != nil {
+		status, msg := s.failure(r, "the agent turn", err)
+		if !st.started {
+			writeError(w, status, errorType(status), msg)
+			return
+		}
+		// Already streaming: the status line is sent, so the failure goes
+		// into the stream, and the stream ends without finish_reason
+		// "stop" or [DONE] so no client takes it for a whole answer.
+		_ = st.fail(status, msg)
+		return
+	}
+	if !st.roleSent && res.Text != "" {
+		if st.delta(res.Text) != nil {
+			return
+		}
+	}
+	finish := "stop"
+	if res.Truncated {
+		finish = "length"
+	}
+	_ = st.finish(finish, res.Usage)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/tools"
+)
+
+// newSandbox is sandbox.New; tests replace it to play a system without a
+// sandbox.
+var newSandbox = sandbox.New
+
+// registerShellAndWeb adds the shell, web_fetch and web_search tools as
+// tools.* configures them. It fails closed: tools.shell_sandbox
+// "workspace" on a system that cannot confine commands is an error here,
+// at startup, never a shell that quietly runs unconfined.
+//
+// The returned closeJobs kills the shell's background jobs; call it before
+// the program exits.
+func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log *slog.Logger) (closeJobs func(), err error) {
+	tc := &cfg.Tools
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	var sb *sandbox.Sandbox
+	if tc.SandboxEnabled() {
+		sb, err = newSandbox(&sandbox.Policy{
+			Workspace:    realWS,
+			ReadWrite:    cacheDirs(),
+			AllowNetwork: tc.ShellSandboxAllowNetwork,
+		}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("tools.shell_sandbox is \"workspace\", but %w; set tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined", err)
+		}
+	}
+	mode := sandbox.ScreenAllowlist
+	switch tc.ShellScreening {
+	case "denylist":
+		mode = sandbox.ScreenDenylist
+	case "", "auto":
+		if sb != nil {
+			mode = sandbox.ScreenDenylist
+		}
+	}
+	scr, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Allow: tc.ShellAllow, Deny: tc.ShellDeny, Workspace: realWS})
+	if err != nil {
+		return nil, fmt.Errorf("tools.shell_allow: %w", err)
+	}
+	approval, err := tools.ParseApprovalMode(tc.ShellApproval)
+	if err != nil {
+		return nil, fmt.Errorf("tools.shell_approval: %w", err)
+	}
+	shell, err := tools.NewShell(&tools.ShellOptions{
+		Workspace: realWS,
+		Sandbox:   sb,
+		Screen:    scr,
+		Approval:  approval,
+		Timeout:   tc.ShellTimeout.Std(),
+		EnvAllow:  tc.ShellEnv,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	if err := reg.Register(shell); err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	closeJobs = func() { shell.Close() }
+	if log != nil {
+		log.Debug("shell tool", "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", tc.ShellApproval)
+	}
+
+	if err := reg.Register(tools.NewWebFetch(nil)); err != nil {
+		return nil, fmt.Errorf("web_fetch: %w", err)
+	}
+	backends, err := searchBackends(&tc.Web)
+	if err != nil {
+		return nil, err
+	}
+	w := &tc.Web
+	return closeJobs, tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
+		Backends:        backends,
+		SearchTimeout:   w.SearchTimeout.Std(),
+		CodeTimeout:     w.CodeTimeout.Std(),
+		CompanyTimeout:  w.CompanyTimeout.Std(),
+		ResearchTimeout: w.ResearchTimeout.Std(),
+		FinishReserve:   w.FinishReserve.Std(),
+	})
+}
+
+// searchBackends builds the backends in the configured order; by default
+// Exa first when it has a key, then the keyless DuckDuckGo.
+func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
+	key, err := w.ExaKey()
+	if err != nil {
+		return nil, err
+	}
+	order := w.Backends
+	if len(order) == 0 {
+		order = []string{"exa", "duckduckgo"}
+	}
+	client := searchHTTPClient()
+	var out []tools.SearchBackend
+	for _, name := range order {
+		switch name {
+		case "exa":
+			if key == "" {
+				if len(w.Backends) > 0 {
+					return nil, fmt.Errorf("tools.web.backends lists exa, but no key is configured: set tools.web.exa_api_key_env")
+				}
+				continue
+			}
+			b, err := tools.NewExa(&tools.ExaOptions{APIKey: key, URL: w.ExaURL, Client: client})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		case "duckduckgo":
+			out = append(out, tools.NewDuckDuckGo(&tools.DuckDuckGoOptions{URL: w.DuckDuckGoURL, Client: client}))
+		}
+	}
+	return out, nil
+}
+
+// cacheDirs are the build caches a sandboxed command may write: the usual
+// per-user caches, plus wherever GOCACHE and GOMODCACHE point.
+func cacheDirs() []string {
+	home, _ := os.UserHomeDir()
+	dirs := sandbox.DefaultCacheDirs(home)
+	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
+		if d := os.Getenv(v); d != "" && filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }

@@ -1,0 +1,209 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of web_fetch.
+const (
+	fetchMaxBody      = 2 << 20 // bytes read from the network
+	fetchMaxText      = 100_000 // characters handed to the model
+	fetchMaxRedirects = 5
+	fetchTimeout      = 30 * time.Second
+)
+
+// WebFetchOptions configures web_fetch. A nil *WebFetchOptions means the
+// defaults.
+type WebFetchOptions struct {
+	// Resolver looks up host names, both for the up-front check and at
+	// dial time. Nil means net.DefaultResolver.
+	Resolver Resolver
+	// UserAgent is sent with every request; empty means "joshbot".
+	UserAgent string
+	// Timeout bounds one fetch including redirects; zero means 30s.
+	Timeout time.Duration
+}
+
+// WebFetch is the web_fetch tool: it fetches an http(s) URL on the public
+// Internet and returns its text. It is safe for concurrent use.
+type WebFetch struct {
+	guard   *ssrfGuard
+	client  *http.Client
+	agent   string
+	timeout time.Duration
+}
+
+var _ Tool = (*WebFetch)(nil)
+
+// NewWebFetch returns the web_fetch tool.
+func NewWebFetch(opts *WebFetchOptions) *WebFetch {
+	if opts == nil {
+		opts = &WebFetchOptions{}
+	}
+	w := &WebFetch{guard: newSSRFGuard(opts.Resolver), agent: opts.UserAgent, timeout: opts.Timeout}
+	if w.agent == "" {
+		w.agent = "joshbot"
+	}
+	if w.timeout <= 0 {
+		w.timeout = fetchTimeout
+	}
+	tr := &http.Transport{
+		// No proxy, whatever HTTP_PROXY says: a proxy would make the
+		// connection, and its address is not the one checked.
+		Proxy:                 nil,
+		DialContext:           w.guard.dialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          10,
+		IdleConnTimeout:       30 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 20 * time.Second,
+	}
+	w.client = &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= fetchMaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", fetchMaxRedirects)
+			}
+			if err := w.guard.checkURL(req.Context(), req.URL); err != nil {
+				return fmt.Errorf("redirect to %s refused: %w", req.URL.Redacted(), err)
+			}
+			return nil
+		},
+	}
+	return w
+}
+
+// Name implements [Tool].
+func (w *WebFetch) Name() string { return "web_fetch" }
+
+// Description implements [Tool].
+func (w *WebFetch) Description() string {
+	return "Fetch a public http or https URL and return its text (HTML is reduced to text). " +
+		fmt.Sprintf("At most %d MiB is downloaded and %d characters returned. ", fetchMaxBody>>20, fetchMaxText) +
+		"Addresses on this machine, private networks and cloud metadata services are refused."
+}
+
+// Parameters implements [Tool].
+func (w *WebFetch) Parameters() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {"type": "string", "description": "The http or https URL to fetch."}
+  },
+  "required": ["url"]
+}`)
+}
+
+// Execute implements [Tool].
+func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	const name = "web_fetch"
+	var a struct {
+		URL *string `json:"url"`
+	}
+	if err := decodeArgs(name, raw, &a); err != nil {
+		return "", err
+	}
+	if a.URL == nil || strings.TrimSpace(*a.URL) == "" {
+		return "", missing(name, "url")
+	}
+	u, err := url.Parse(strings.TrimSpace(*a.URL))
+	if err != nil {
+		return "", fmt.Errorf("%s: %q is not a valid URL: %v", name, *a.URL, unwrapURLErr(err))
+	}
+	if err := w.guard.checkURL(ctx, u); err != nil {
+		return "", fmt.Errorf("%s: %s refused: %w", name, u.Redacted(), err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	req.Header.Set("User-Agent", w.agent)
+	req.Header.Set("Accept", "text/html, text/plain, application/json, */*;q=0.5")
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %v", name, u.Redacted(), unwrapURLErr(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBody+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: reading %s: %w", name, u.Redacted(), err)
+	}
+	truncated := len(body) > fetchMaxBody
+	if truncated {
+		body = body[:fetchMaxBody]
+	}
+	text := bodyText(resp.Header.Get("Content-Type"), body)
+	if utf8.RuneCountInString(text) > fetchMaxText {
+		text = string([]rune(text)[:fetchMaxText])
+		truncated = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\nStatus: %s\n", resp.Request.URL.Redacted(), resp.Status)
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		fmt.Fprintf(&b, "Content-Type: %s\n", ct)
+	}
+	b.WriteString("\n")
+	b.WriteString(text)
+	if truncated {
+		b.WriteString("\n…[content truncated]")
+	}
+	return b.String(), nil
+}
+
+func unwrapURLErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+var (
+	reScriptStyle = regexp.MustCompile(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
+	reComment     = regexp.MustCompile(`(?s)<!--.*?-->`)
+	reBlockTag    = regexp.MustCompile(`(?i)</?(p|div|br|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\b[^>]*>`)
+	reTag         = regexp.MustCompile(`(?s)<[^>]*>`)
+	reSpaces      = regexp.MustCompile(`[ \t\f\v]+`)
+	reBlankLines  = regexp.MustCompile(`\n\s*\n+`)
+)
+
+// bodyText turns a response body into valid UTF-8 text, reducing HTML to
+// its readable text.
+func bodyText(contentType string, body []byte) string {
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "" && looksHTML(s)) {
+		s = htmlText(s)
+	}
+	return s
+}
+
+func looksHTML(s string) bool {
+	head := strings.ToLower(s[:min(len(s), 512)])
+	return strings.Contains(head, "<html") || strings.Contains(head, "<!doctype html")
+}
+
+func htmlText(s string) string {
+	s = reScriptStyle.ReplaceAllString(s, " ")
+	s = reComment.ReplaceAllString(s, " ")
+	s = reBlockTag.ReplaceAllString(s, "\n")
+	s = reTag.ReplaceAllString(s, "")
+	s = html.UnescapeString(s)
+	s = reSpaces.ReplaceAllString(s, " ")
+	s = reBlankLines.ReplaceAllString(s, "\n\n")
+	return strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
+}
