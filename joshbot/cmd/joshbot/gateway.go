@@ -99,11 +99,14 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 			a.log.Error("reply not queued", "channel", inb.Channel, "err", err)
 		}
 	}
+	record, stopHooks := a.gatewayHooks(ctx, rt, b)
+	a.publishMenus(ctx, chans)
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {
 		byName[ch.Name()] = ch
 	}
 	handle := func(ctx context.Context, inb channels.Inbound) {
+		record(inb.Channel, inb.Conversation)
 		req := agent.Request{
 			SessionKey: inb.Channel + ":" + inb.Principal,
 			Text:       inb.Text,
@@ -121,11 +124,13 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		if res != nil && res.Text != "" {
 			reply(ctx, inb, res.Text)
 		}
+		a.offerChoices(ctx, byName[inb.Channel], inb, res)
 	}
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
 	err = router.Run(ctx, handle, interrupted)
+	stopHooks()
 	b.Close()
 	wg.Wait()
 	rt.agent.Wait() // learning and bookkeeping that run after a reply
@@ -195,6 +200,9 @@ func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb chann
 	}
 	if err := stream.Finish(ctx, final); err != nil {
 		a.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
+	}
+	if ch, ok := ch.(channels.Channel); ok {
+		a.offerChoices(ctx, ch, inb, res)
 	}
 }
 

@@ -120,6 +120,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	root.AddCommand(a.mcpCommand())
+	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
 	return root
 }
 
