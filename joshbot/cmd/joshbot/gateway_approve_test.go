@@ -7,6 +7,7 @@ import (
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/telegram"
+	"github.com/joshbot/joshbot/providers/providertest"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -66,5 +67,20 @@ func TestChatApproverAsksInTheTurnsChat(t *testing.T) {
 	}
 	if d, _ := ap.Approve(ctx, one); d != sandbox.Deny {
 		t.Fatalf("always: the second command was not asked about: %v", d)
+	}
+}
+
+func TestStatusReportsShellConfinement(t *testing.T) {
+	clearProviderEnv(t)
+	cfgPath := scriptedConfig(t, providertest.NewServer(t))
+	saved := probeSandbox
+	t.Cleanup(func() { probeSandbox = saved })
+	probeSandbox = func() sandbox.Report {
+		return sandbox.Report{Platform: "linux", Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}
+	}
+	t.Setenv("JOSHBOT_TOOLS__SHELL_SANDBOX", "workspace")
+	r := runCLI(t, "", "--config", cfgPath, "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "Shell: confined") || !strings.Contains(r.stdout, "Landlock ABI 7") {
+		t.Fatalf("%+v", r)
 	}
 }

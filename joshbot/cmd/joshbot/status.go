@@ -34,6 +34,8 @@ func (a *app) statusCommand() *cobra.Command {
 				if ws, err := cfg.WorkspaceDir(home); err == nil {
 					fmt.Fprintf(a.stdout, "Workspace: %s\n", tildePath(ws))
 				}
+				_, shell := shellConfinement(cfg)
+				fmt.Fprintf(a.stdout, "Shell: %s\n", shell)
 				timeout := d.Timeout.Std()
 				if timeout <= 0 {
 					timeout = agent.DefaultTimeout
