@@ -276,6 +276,9 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if reply, err, handled := a.command(ctx, &req); handled {
+		if len(req.Images)+len(req.Documents) > 0 {
+			a.log.Info("attachments not used: the message is a slash command", "session", req.SessionKey)
+		}
 		if sink := SinkFromContext(ctx); sink != nil && reply != nil {
 			// A streaming client gets a command's answer the way it gets
 			// every answer, so no surface needs a second path for it.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/joshbot/joshbot/agent"
@@ -58,7 +59,7 @@ func attachAgent(t *testing.T, model string, logs *syncBuffer) (*agent.Agent, *p
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &agent.Options{Provider: chain, ProviderName: "custom", Model: model, Tools: reg, Sessions: store, Workspace: ws, DisableLearning: true}
+	opts := &agent.Options{Provider: chain, ProviderName: "custom", Model: model, Tools: reg, Sessions: store, Workspace: ws, DisableLearning: true, Incidents: &incidents{}}
 	if logs != nil {
 		opts.Logger = logTo(logs)
 	}
@@ -67,7 +68,28 @@ func attachAgent(t *testing.T, model string, logs *syncBuffer) (*agent.Agent, *p
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Wait)
+	t.Cleanup(func() {
+		rec := opts.Incidents.(*incidents)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.got) > 0 {
+			t.Errorf("incidents were recorded: %+v", rec.got)
+		}
+	})
 	return a, srv, store
+}
+
+// incidents records what the agent reports; turns in these tests must
+// report none.
+type incidents struct {
+	mu  sync.Mutex
+	got []agent.Incident
+}
+
+func (r *incidents) Record(inc agent.Incident) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, inc)
 }
 
 func sha(b []byte) string {
