@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -200,6 +201,7 @@ func routed(t *testing.T, ch channels.Channel) func() []channels.Inbound {
 		Channels:  []string{ch.Name()},
 		AllowFrom: map[string][]string{ch.Name(): {alice}},
 		Grace:     time.Second,
+		Logger:    slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
