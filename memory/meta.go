@@ -22,6 +22,9 @@ type Meta struct {
 	// Personality is the personality chosen for this session; empty means
 	// the default.
 	Personality string `json:"personality,omitempty"`
+	// Agent is the agent profile chosen for this session with /agent;
+	// empty means the default agent.
+	Agent string `json:"agent,omitempty"`
 	// Turns counts completed turns.
 	Turns int `json:"turns,omitempty"`
 	// Compactions counts how often the session was compacted.
@@ -91,7 +94,7 @@ func (s *Store) UpdateMeta(key string, fn func(*Meta)) error {
 	b = append(b, '\n')
 	// The sidecar is small and an older version of it is still valid, so
 	// the directory sync (a second flush per turn) is skipped.
-	err = s.replaceFile(path, false, func(w *bufio.Writer) error {
+	err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

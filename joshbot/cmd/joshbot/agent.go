@@ -36,7 +36,7 @@ func (a *app) agentCommand() *cobra.Command {
 				return err
 			}
 			// Learning runs after each reply; let it finish before exit.
-			defer rt.close()
+			defer rt.Close()
 			defer rt.agent.Wait()
 			if resume {
 				if cmd.Flags().Changed("session") {
@@ -95,6 +95,9 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 	if tty {
 		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer.\n", rt.endpoint.Model, rt.endpoint.Provider)
 	}
+
+	stopHeartbeat := a.startHeartbeat(ctx, rt)
+	defer stopHeartbeat()
 
 	// Ctrl-C cancels the running turn; at the prompt it leaves.
 	var mu sync.Mutex

@@ -9,6 +9,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/tools"
@@ -20,10 +21,30 @@ type wired struct {
 	home     string
 	endpoint *config.Endpoint
 	agent    *agent.Agent
+	extras   *extras
 	sessions *memory.Store
 	memory   *memory.LongTerm
 	// close stops what the tools left running (background shell jobs).
 	close func()
+	// mcp owns the MCP server processes; nil when none is enabled.
+	mcp *mcpclient.Manager
+}
+
+// Close stops what the tools left running (background shell jobs) and
+// stops and reaps every MCP server process. It is safe to call on a nil
+// *wired and more than once.
+func (w *wired) Close() error {
+	if w == nil {
+		return nil
+	}
+	if w.close != nil {
+		w.close()
+		w.close = nil
+	}
+	if w.mcp == nil {
+		return nil
+	}
+	return w.mcp.Close()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -72,13 +93,12 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
-	if a.wrapTools != nil {
-		if reg, err = a.wrapTools(reg); err != nil {
-			return nil, fmt.Errorf("tools: %w", err)
-		}
+	mcpm, err := startMCP(cfg, home, reg, a.log)
+	if err != nil {
+		return nil, err
 	}
 	d := cfg.Agents.Defaults
-	ag, err := agent.New(&agent.Options{
+	opts := &agent.Options{
 		Provider:         chain,
 		ProviderName:     ep.Provider,
 		Model:            ep.Model,
@@ -97,11 +117,33 @@ func (a *app) loadRuntime() (*wired, error) {
 		Memory:              lt,
 		DisableLearning:     d.Learning == "off",
 		LearnShared:         d.LearnScope == "shared",
-	})
+	}
+	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
+		if mcpm != nil {
+			mcpm.Close()
+		}
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt, close: closeTools}, nil
+	// Wrapping comes last so the tools registered above report progress
+	// too.
+	if a.wrapTools != nil {
+		if reg, err = a.wrapTools(reg); err != nil {
+			if mcpm != nil {
+				mcpm.Close()
+			}
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+		opts.Tools = reg
+	}
+	ag, err := agent.New(opts)
+	if err != nil {
+		if mcpm != nil {
+			mcpm.Close()
+		}
+		return nil, err
+	}
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex, sessions: store, memory: lt, close: closeTools, mcp: mcpm}, nil
 }
 
 // openMemory opens the session store under home and the long-term memory in

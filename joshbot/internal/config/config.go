@@ -42,6 +42,8 @@ type Config struct {
 	Embeddings Service `json:"embeddings,omitzero"`
 	// API configures `joshbot serve` (see api.go).
 	API API `json:"api,omitzero"`
+	// MCP declares Model Context Protocol servers; see [MCP].
+	MCP MCP `json:"mcp,omitzero"`
 	// Tools configures the shell and web tools.
 	Tools Tools `json:"tools"`
 
@@ -56,6 +58,9 @@ type Config struct {
 // Agents groups agent settings; only the defaults exist so far.
 type Agents struct {
 	Defaults AgentDefaults `json:"defaults"`
+	// Profiles are named agent setups (model, tools, prompt) for /agent
+	// and the delegate tool; see AgentProfile.
+	Profiles map[string]AgentProfile `json:"profiles,omitempty"`
 }
 
 // AgentDefaults configures every conversation.
@@ -97,6 +102,15 @@ type AgentDefaults struct {
 	LearnScope string `json:"learn_scope,omitempty"`
 	// DreamMode is "off" (the default when empty), "record" or "full".
 	DreamMode string `json:"dream_mode,omitempty"`
+	// HealTimeouts is "", "off" or "bump": with "bump" each turn timeout in
+	// the last 24h adds 30s to the next start's turn timeout, up to +2m.
+	HealTimeouts string `json:"heal_timeouts,omitempty"`
+	// RepeatLimit is how many identical tool calls in a row run before the
+	// next is refused; zero means 3, -1 turns the check off.
+	RepeatLimit int `json:"repeat_limit,omitempty"`
+	// MaxSubagentDepth is how deep subagents may nest; zero means 1, -1
+	// disables the subagent tools.
+	MaxSubagentDepth int `json:"max_subagent_depth,omitempty"`
 }
 
 // Provider says how to reach one LLM provider.

@@ -286,7 +286,13 @@ func (c *Config) Validate() error {
 	if err := c.Tools.validate(); err != nil {
 		return err
 	}
-	return c.Channels.validate()
+	if err := c.validateMCP(); err != nil {
+		return err
+	}
+	if err := c.Channels.validate(); err != nil {
+		return err
+	}
+	return c.validateAgentExtras()
 }
 
 // checkRetries keeps a retry budget within 0 to providers.MaxRetriesLimit.
