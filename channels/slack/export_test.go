@@ -10,3 +10,6 @@ type Backoff interface {
 
 // SetBackoff replaces the ladder.
 func (s *Slack) SetBackoff(f func() Backoff) { s.newBackoff = func() backoff { return f() } }
+
+// Escape exposes the message-text escaper.
+func Escape(s string) string { return escape(s) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -45,6 +46,16 @@ type fakeSlack struct {
 	posts    []posted
 	stopLoop chan struct{}
 	loopDone chan struct{}
+	// uploads: bytes received per file id, the Authorization header of
+	// each upload (must be empty), and files shared into conversations.
+	uploaded   map[string]int
+	uploadAuth []string
+	shared     []sharedFile
+}
+
+type sharedFile struct {
+	ID, Title, Channel, Thread string
+	Bytes                      int
 }
 
 type pendingEnv struct {
@@ -55,7 +66,7 @@ type pendingEnv struct {
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
-	f := &fakeSlack{t: t, pending: map[string]*pendingEnv{}, acked: map[string]bool{}, stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
+	f := &fakeSlack{t: t, pending: map[string]*pendingEnv{}, acked: map[string]bool{}, uploaded: map[string]int{}, stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	go f.resendLoop()
 	t.Cleanup(func() {
@@ -97,9 +108,24 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 			f.mu.Unlock()
 		}
 	}
+	if id, ok := strings.CutPrefix(r.URL.Path, "/upload/"); ok {
+		data, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		f.uploaded[id] = len(data)
+		f.uploadAuth = append(f.uploadAuth, r.Header.Get("Authorization"))
+		f.mu.Unlock()
+		return
+	}
 	auth := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	var params map[string]any
-	json.NewDecoder(r.Body).Decode(&params)
+	params := map[string]any{}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		r.ParseForm()
+		for k := range r.PostForm {
+			params[k] = r.PostForm.Get(k)
+		}
+	} else {
+		json.NewDecoder(r.Body).Decode(&params)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	switch strings.TrimPrefix(r.URL.Path, "/api/") {
 	case "auth.test":
@@ -130,6 +156,21 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		f.posts = append(f.posts, p)
 		f.mu.Unlock()
 		fmt.Fprint(w, `{"ok":true,"ts":"1.1"}`)
+	case "files.getUploadURLExternal":
+		f.mu.Lock()
+		f.nextEnv++
+		id := fmt.Sprintf("F%d", f.nextEnv)
+		f.mu.Unlock()
+		fmt.Fprintf(w, `{"ok":true,"upload_url":%q,"file_id":%q}`, f.srv.URL+"/upload/"+id, id)
+	case "files.completeUploadExternal":
+		var files []struct{ ID, Title string }
+		json.Unmarshal([]byte(fmt.Sprint(params["files"])), &files)
+		f.mu.Lock()
+		for _, fl := range files {
+			f.shared = append(f.shared, sharedFile{ID: fl.ID, Title: fl.Title, Channel: fmt.Sprint(params["channel_id"]), Thread: fmt.Sprint(params["thread_ts"]), Bytes: f.uploaded[fl.ID]})
+		}
+		f.mu.Unlock()
+		fmt.Fprint(w, `{"ok":true}`)
 	default:
 		fmt.Fprint(w, `{"ok":false,"error":"unknown_method"}`)
 	}

@@ -158,12 +158,22 @@ func (s *Slack) call(ctx context.Context, token, method string, params, out any)
 	if err != nil {
 		return err
 	}
+	return s.post(ctx, token, method, "application/json; charset=utf-8", string(body), out)
+}
+
+// callForm is call for the methods that take form-encoded arguments (the
+// file upload methods).
+func (s *Slack) callForm(ctx context.Context, token, method string, form url.Values, out any) error {
+	return s.post(ctx, token, method, "application/x-www-form-urlencoded", form.Encode(), out)
+}
+
+func (s *Slack) post(ctx context.Context, token, method, contentType, body string, out any) error {
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.api+method, strings.NewReader(string(body)))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.api+method, strings.NewReader(body))
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := s.http.Do(req)
 		if err != nil {

@@ -124,22 +124,37 @@ func TestMessageAndAppMentionShareAnID(t *testing.T) {
 	}
 }
 
-func TestSendEscapesAndNamesFiles(t *testing.T) {
+func TestSendEscapesAndUploadsFiles(t *testing.T) {
 	f := newFakeSlack(t)
 	s := newAdapter(t, f)
-	err := s.Send(context.Background(), "D1", channels.Outbound{Text: "hello <!channel> & <@U2>", Files: []bus.Attachment{{Name: "plot.png", Data: []byte("x")}}})
-	if err == nil || !strings.Contains(err.Error(), "plot.png") {
-		t.Fatalf("Send = %v, want an error naming the file not sent", err)
+	big := make([]byte, slack.MaxFileBytes+1)
+	err := s.Send(context.Background(), "C1:1.0003", channels.Outbound{Text: "hello <!channel> & <@U2>", Files: []bus.Attachment{
+		{Name: "plot.png", Data: []byte("png bytes")}, {Name: "huge.bin", Data: big}}})
+	if err == nil || !strings.Contains(err.Error(), "huge.bin") {
+		t.Fatalf("Send = %v, want an error naming the oversize file", err)
 	}
-	p := f.postsTo("D1")
-	if len(p) != 1 || !strings.HasPrefix(p[0].Text, "hello <!channel> & <@U2>") || !strings.Contains(p[0].Text, "plot.png") {
+	p := f.postsTo("C1")
+	if len(p) != 1 || !strings.HasPrefix(p[0].Text, "hello <!channel> & <@U2>") || !strings.Contains(p[0].Text, "huge.bin") || p[0].Thread != "1.0003" {
 		t.Fatalf("posts %+v", p)
+	}
+	if p[0].LinkNames != false {
+		t.Fatalf("link_names = %v, want false", p[0].LinkNames)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	// The raw text on the wire was escaped (the fake unescapes to compare).
-	if p[0].LinkNames != false {
-		t.Fatalf("link_names = %v, want false", p[0].LinkNames)
+	if len(f.shared) != 1 || f.shared[0].Title != "plot.png" || f.shared[0].Bytes != 9 || f.shared[0].Channel != "C1" || f.shared[0].Thread != "1.0003" {
+		t.Fatalf("shared files %+v, want plot.png (9 bytes) in the thread", f.shared)
+	}
+	if len(f.uploadAuth) != 1 || f.uploadAuth[0] != "" {
+		t.Fatalf("upload carried Authorization %q: the token must not go with the bytes", f.uploadAuth)
+	}
+}
+
+// TestEscapedOnTheWire checks what Slack receives, before the fake's
+// unescaping: markup a model writes can never become a mention.
+func TestEscapedOnTheWire(t *testing.T) {
+	if got := slack.Escape("<!channel> & <@U2>"); got != "&lt;!channel&gt; &amp; &lt;@U2&gt;" {
+		t.Fatalf("escape = %q", got)
 	}
 }
 
