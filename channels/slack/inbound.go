@@ -46,13 +46,6 @@ func mentionsUser(blocks []block, id string) bool {
 	return false
 }
 
-// Allower is the optional ability of a [channels.Sink] to say whether a
-// sender is on its allowlist; the adapter sends no direct reply to a
-// sender it refuses.
-type Allower interface {
-	Allowed(channel, principal string) bool
-}
-
 // handle turns one envelope into a delivery. An error leaves the envelope
 // unacknowledged.
 func (s *Slack) handle(ctx context.Context, sink channels.Sink, env envelope) error {
