@@ -21,7 +21,8 @@
 //     content-addressed spool that is the trust boundary: ids cross process
 //     boundaries, paths never do.
 //
-// The Telegram and Discord adapters and the gateway router (allowlist,
-// deduplication, durable inbox) build on this contract. Adapters import only
+// The Telegram, Discord and Slack adapters, the signed webhook receiver and
+// the gateway router (allowlist, deduplication, durable inbox) build on this
+// contract, and channeltest is the conformance suite every adapter passes. Adapters import only
 // the bus module, never the agent.
 package channels

@@ -37,7 +37,10 @@ type fakeAPI struct {
 	override func(c apiCall) (status int, body string)
 	// dropPolls makes the next n getUpdates calls fail at the connection.
 	dropPolls int
-	changed   chan struct{}
+	// again holds redelivered updates, served once whatever the offset:
+	// what Telegram does when a client crashed before confirming them.
+	again   []map[string]any
+	changed chan struct{}
 }
 
 type apiCall struct {
@@ -143,7 +146,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		deadline := time.Now().Add(300 * time.Millisecond)
 		for {
 			f.mu.Lock()
-			out = out[:0]
+			out = append(out[:0], f.again...)
+			f.again = nil
 			for _, u := range f.updates {
 				if int(u["update_id"].(int)) >= off {
 					out = append(out, u)
@@ -212,6 +216,13 @@ func (f *fakeAPI) push(u map[string]any) int {
 	u["update_id"] = id
 	f.updates = append(f.updates, u)
 	return id
+}
+
+// pushAgain serves the update with id once more, whatever the offset.
+func (f *fakeAPI) pushAgain(id int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.again = append(f.again, f.updates[id-1])
 }
 
 // callsOf returns the recorded calls of method.

@@ -62,12 +62,12 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	for _, ch := range chans {
 		names = append(names, ch.Name())
 	}
-	tg := rt.cfg.Channels.Telegram
+	allowFrom, respondAll := routerPolicy(rt.cfg)
 	router, err := channels.NewRouter(&channels.RouterOptions{
 		Dir:          filepath.Join(rt.home, "gateway"),
-		Channels:     names,
-		AllowFrom:    map[string][]string{"telegram": tg.AllowFrom},
-		RespondToAll: map[string]bool{"telegram": tg.RespondToAll},
+		Channels:     chatNames(names),
+		AllowFrom:    allowFrom,
+		RespondToAll: respondAll,
 		Grace:        grace,
 		Logger:       a.log,
 	})
@@ -79,7 +79,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		a.log.Warn(w)
 	}
 	if len(chans) == 0 {
-		a.log.Warn("no channel is enabled: set channels.telegram.enabled to true (and its token) in the config")
+		a.log.Warn("no channel is enabled: set channels.telegram.enabled (or channels.discord, channels.slack, webhooks.listen) in the config")
 	}
 
 	b := bus.New(nil)
@@ -108,6 +108,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	}
 	record, stopHooks := a.gatewayHooks(ctx, rt, b)
 	a.publishMenus(ctx, chans)
+	a.publishDiscordMenus(ctx, chans)
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {
 		byName[ch.Name()] = ch
@@ -120,12 +121,30 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 			Channel:    inb.Channel,
 			ChatID:     inb.Conversation,
 		}
+		if inb.Trusted {
+			// A webhook route is one conversation, whoever triggered it.
+			req.SessionKey = inb.Channel + ":" + inb.Conversation
+			a.profileTurn(ctx, rt, inb, req)
+		}
 		if refusal := a.attachInbound(&req, gatewaySpoolDir(rt.home), &inb); refusal != "" {
 			reply(ctx, inb, refusal)
 			return
 		}
 		if live, ok := byName[inb.Channel].(liveChannel); ok {
 			a.liveTurn(ctx, rt, live, inb, req)
+			return
+		}
+		if ty, ok := byName[inb.Channel].(typingChannel); ok {
+			stop := ty.Typing(ctx, inb.Conversation)
+			res, err := rt.agent.Process(ctx, req)
+			stop()
+			if err != nil {
+				a.log.Warn("turn failed", "channel", inb.Channel, "err", err)
+			}
+			if res != nil && res.Text != "" {
+				reply(ctx, inb, res.Text)
+			}
+			a.offerChoices(ctx, byName[inb.Channel], inb, res)
 			return
 		}
 		res, err := rt.agent.Process(ctx, req)
@@ -296,5 +315,10 @@ func (a *app) enabledChannels(rt *wired) ([]channels.Channel, error) {
 		}
 		out = append(out, adapter)
 	}
+	more, err := a.surfaceChannels(rt)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, more...)
 	return out, nil
 }

@@ -11,6 +11,77 @@ import (
 type Channels struct {
 	// Telegram is the Telegram bot.
 	Telegram Telegram `json:"telegram"`
+	// Discord is the Discord bot; zero means off.
+	Discord Discord `json:"discord,omitzero"`
+	// Slack is the Slack app in Socket Mode; zero means off.
+	Slack Slack `json:"slack,omitzero"`
+}
+
+// Discord configures the Discord adapter.
+type Discord struct {
+	// Enabled turns the adapter on.
+	Enabled bool `json:"enabled,omitempty"`
+	// TokenEnv names the environment variable holding the bot token from
+	// the developer portal. Required when enabled; the token itself never
+	// goes in the file.
+	TokenEnv string `json:"token_env,omitempty"`
+	// AllowFrom lists the user ids (or @usernames) allowed to talk to the
+	// bot. Empty refuses everyone; "*" admits anyone on purpose.
+	AllowFrom []string `json:"allow_from,omitempty"`
+	// RespondToAll makes every guild message trigger the bot, not only
+	// those that mention or reply to it. It needs the Message Content
+	// intent enabled in the developer portal.
+	RespondToAll bool `json:"respond_to_all,omitempty"`
+	// RespondToAllChannels lists channel ids where every message triggers
+	// the bot. Same intent requirement as RespondToAll.
+	RespondToAllChannels []string `json:"respond_to_all_channels,omitempty"`
+}
+
+// Slack configures the Slack adapter (Socket Mode).
+type Slack struct {
+	// Enabled turns the adapter on.
+	Enabled bool `json:"enabled,omitempty"`
+	// AppTokenEnv names the variable holding the app-level token
+	// (xapp-..., scope connections:write) that opens Socket Mode.
+	AppTokenEnv string `json:"app_token_env,omitempty"`
+	// BotTokenEnv names the variable holding the bot token (xoxb-...)
+	// that posts replies.
+	BotTokenEnv string `json:"bot_token_env,omitempty"`
+	// AllowFrom lists the Slack user ids (U...) allowed to talk to the
+	// bot. Empty refuses everyone; "*" admits anyone on purpose.
+	AllowFrom []string `json:"allow_from,omitempty"`
+	// RespondToAll makes every channel message trigger the bot, not only
+	// those that mention it or continue its threads.
+	RespondToAll bool `json:"respond_to_all,omitempty"`
+}
+
+// DiscordToken returns the Discord bot token from TokenEnv.
+func (d *Discord) DiscordToken() (string, error) {
+	return envSecret("channels.discord.token_env", d.TokenEnv, "the bot token from the Discord developer portal")
+}
+
+// Tokens returns the Slack app-level and bot tokens from their variables.
+func (s *Slack) Tokens() (app, bot string, err error) {
+	if app, err = envSecret("channels.slack.app_token_env", s.AppTokenEnv, "the app-level token (xapp-...)"); err != nil {
+		return "", "", err
+	}
+	if bot, err = envSecret("channels.slack.bot_token_env", s.BotTokenEnv, "the bot token (xoxb-...)"); err != nil {
+		return "", "", err
+	}
+	return app, bot, nil
+}
+
+// envSecret reads the variable that key names. An unset key or variable is
+// an error naming both, never a silent empty secret.
+func envSecret(key, env, what string) (string, error) {
+	if env == "" {
+		return "", fmt.Errorf("%s is not set: name the environment variable holding %s", key, what)
+	}
+	v := strings.TrimSpace(os.Getenv(env))
+	if v == "" {
+		return "", fmt.Errorf("%s names %s, which is not set: export %s", key, env, env)
+	}
+	return v, nil
 }
 
 // Telegram configures the Telegram adapter.
@@ -52,6 +123,17 @@ func (t *Telegram) BotToken() (string, error) {
 }
 
 func (c *Channels) validate() error {
+	if d := &c.Discord; d.Enabled && d.TokenEnv == "" {
+		return fmt.Errorf("channels.discord is enabled but channels.discord.token_env is empty: name the variable holding the bot token")
+	}
+	for i, id := range c.Discord.RespondToAllChannels {
+		if !isSnowflake(id) {
+			return fmt.Errorf("channels.discord.respond_to_all_channels[%d] %q is not a channel id: copy it with Developer Mode > Copy Channel ID", i, id)
+		}
+	}
+	if s := &c.Slack; s.Enabled && (s.AppTokenEnv == "" || s.BotTokenEnv == "") {
+		return fmt.Errorf("channels.slack is enabled but needs both channels.slack.app_token_env (xapp-) and channels.slack.bot_token_env (xoxb-)")
+	}
 	t := &c.Telegram
 	if t.Token != "" && t.TokenEnv != "" {
 		return fmt.Errorf("channels.telegram sets both token and token_env: keep one (token_env keeps the secret out of the file)")
@@ -63,4 +145,17 @@ func (c *Channels) validate() error {
 		}
 	}
 	return nil
+}
+
+// isSnowflake reports whether id looks like a Discord id: 17 to 20 digits.
+func isSnowflake(id string) bool {
+	if len(id) < 17 || len(id) > 20 {
+		return false
+	}
+	for _, r := range id {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

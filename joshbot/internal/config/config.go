@@ -23,6 +23,8 @@ type Config struct {
 	Providers map[string]Provider `json:"providers"`
 	// Channels configures the chat surfaces the gateway runs.
 	Channels Channels `json:"channels"`
+	// Webhooks configures the signed webhook receiver; zero means none.
+	Webhooks Webhooks `json:"webhooks,omitzero"`
 	// ModelsConfig is the model-centric way to choose models: when
 	// models_config.agent.model is set it replaces agents.defaults.provider
 	// and agents.defaults.model, and may list fallbacks. Zero means the

@@ -292,6 +292,9 @@ func (c *Config) Validate() error {
 	if err := c.Channels.validate(); err != nil {
 		return err
 	}
+	if err := c.validateWebhooks(); err != nil {
+		return err
+	}
 	return c.validateAgentExtras()
 }
 

@@ -1,0 +1,155 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/joshbot/joshbot/channels"
+)
+
+// event is the part of a Slack message or app_mention event the adapter
+// reads.
+type event struct {
+	Type        string  `json:"type"`
+	Subtype     string  `json:"subtype"`
+	User        string  `json:"user"`
+	BotID       string  `json:"bot_id"`
+	Text        string  `json:"text"`
+	TS          string  `json:"ts"`
+	ThreadTS    string  `json:"thread_ts"`
+	Channel     string  `json:"channel"`
+	ChannelType string  `json:"channel_type"`
+	Blocks      []block `json:"blocks"`
+}
+
+// block is a rich-text block, walked for user elements.
+type block struct {
+	Type     string  `json:"type"`
+	UserID   string  `json:"user_id"`
+	Elements []block `json:"elements"`
+}
+
+// mentionsUser reports whether a user element naming id appears anywhere
+// in blocks.
+func mentionsUser(blocks []block, id string) bool {
+	for _, b := range blocks {
+		if b.Type == "user" && b.UserID == id {
+			return true
+		}
+		if mentionsUser(b.Elements, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// handle turns one envelope into a delivery. An error leaves the envelope
+// unacknowledged.
+func (s *Slack) handle(ctx context.Context, sink channels.Sink, env envelope) error {
+	if env.Type == "slash_commands" {
+		var c struct {
+			Command   string `json:"command"`
+			Text      string `json:"text"`
+			UserID    string `json:"user_id"`
+			ChannelID string `json:"channel_id"`
+			TriggerID string `json:"trigger_id"`
+		}
+		if err := json.Unmarshal(env.Payload, &c); err != nil || c.Command == "" {
+			return nil // malformed: acknowledged and dropped, never retried forever
+		}
+		text := strings.TrimSpace(c.Command + " " + c.Text)
+		return sink.Deliver(ctx, channels.Inbound{
+			Channel: Name, Conversation: c.ChannelID, Principal: c.UserID, Text: text,
+			MessageID: "cmd:" + c.TriggerID, IsDirect: strings.HasPrefix(c.ChannelID, "D"), Mentioned: true,
+		})
+	}
+	var p struct {
+		Event event `json:"event"`
+	}
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil
+	}
+	e := p.Event
+	if e.Type != "message" && e.Type != "app_mention" {
+		return nil
+	}
+	s.mu.Lock()
+	bot := s.botID
+	s.mu.Unlock()
+	// Edits, deletions, joins and bot posts never trigger; a file share
+	// or a thread broadcast is still a user's message.
+	if e.Subtype != "" && e.Subtype != "file_share" && e.Subtype != "thread_broadcast" || e.BotID != "" || e.User == "" || e.User == bot {
+		return nil
+	}
+	direct := e.ChannelType == "im"
+	conv := e.Channel
+	mentioned := e.Type == "app_mention" || bot != "" && (mentionsUser(e.Blocks, bot) || strings.Contains(e.Text, "<@"+bot+">"))
+	switch {
+	case e.ThreadTS != "":
+		conv = e.Channel + ":" + e.ThreadTS
+		mentioned = mentioned || s.inThread(conv)
+	case !direct:
+		// A channel message that reaches the bot starts a thread under it.
+		conv = e.Channel + ":" + e.TS
+	}
+	text := e.Text
+	if bot != "" {
+		text = strings.TrimSpace(strings.ReplaceAll(text, "<@"+bot+">", ""))
+	}
+	return sink.Deliver(ctx, channels.Inbound{
+		Channel:      Name,
+		Conversation: conv,
+		Principal:    e.User,
+		Text:         text,
+		MessageID:    e.Channel + ":" + e.TS,
+		IsDirect:     direct,
+		Mentioned:    mentioned,
+	})
+}
+
+// inThread reports whether the bot answered in thread conversation conv.
+func (s *Slack) inThread(conv string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.threads[conv]
+	return ok
+}
+
+// answered remembers that the bot posted into thread conversation conv,
+// so follow-ups there count as addressed. The memory is bounded: the
+// oldest half is forgotten when it is full.
+func (s *Slack) answered(conv string) {
+	if !strings.Contains(conv, ":") {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.threads[conv] = time.Now()
+	if len(s.threads) <= maxThreads {
+		return
+	}
+	var oldest time.Time
+	for _, t := range s.threads {
+		if oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+	}
+	cut := oldest.Add(time.Since(oldest) / 2)
+	for k, t := range s.threads {
+		if t.Before(cut) {
+			delete(s.threads, k)
+		}
+	}
+}
+
+// splitConversation returns the channel id and thread ts of conv.
+func splitConversation(conv string) (channel, thread string, err error) {
+	channel, thread, _ = strings.Cut(conv, ":")
+	if channel == "" {
+		return "", "", fmt.Errorf("slack: conversation %q has no channel id", conv)
+	}
+	return channel, thread, nil
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/webhook"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+// namedChannel is a fakeChannel under another name.
+type namedChannel struct {
+	*fakeChannel
+	name string
+}
+
+func (n namedChannel) Name() string { return n.name }
+
+// TestGatewayTwoChannelsEachSeeOnlyTheirReplies runs a Telegram and a
+// Discord channel at once: every reply goes to the channel its question
+// came from, and the allowlist of one does not admit on the other.
+func TestGatewayTwoChannelsEachSeeOnlyTheirReplies(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.SetFallback(func(r providertest.Request) providertest.Reply {
+		return providertest.Text("echo: " + r.Messages[len(r.Messages)-1].Content)
+	})
+	p := scriptedConfig(t, srv)
+	cfg, err := config.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Channels.Telegram.AllowFrom = []string{"42"}
+	cfg.Channels.Discord.AllowFrom = []string{"100000000000000042"}
+	if err := config.Save(p, cfg); err != nil {
+		t.Fatal(err)
+	}
+	tg := namedChannel{newFakeChannel(), "telegram"}
+	dc := namedChannel{newFakeChannel(), "discord"}
+	var logs bytes.Buffer
+	a := &app{configPath: p, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{tg, dc}}
+	withLogs(a, &logs)
+	stop := runGateway(t, a)
+
+	for i := 0; i < 3; i++ {
+		tg.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: fmt.Sprintf("tg %d", i), MessageID: fmt.Sprint(i), IsDirect: true}
+		dc.in <- channels.Inbound{Channel: "discord", Conversation: "dm-9", Principal: "100000000000000042", Text: fmt.Sprintf("dc %d", i), MessageID: fmt.Sprint(i), IsDirect: true}
+	}
+	// The Telegram user's id on Discord is a stranger there.
+	dc.in <- channels.Inbound{Channel: "discord", Conversation: "dm-7", Principal: "42", Text: "cross-channel", MessageID: "x", IsDirect: true}
+	for i := 0; i < 6; i++ {
+		select {
+		case <-tg.got:
+		case <-dc.got:
+		case <-time.After(20 * time.Second):
+			t.Fatal("replies missing")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	stop()
+	check := func(ch namedChannel, prefix string, conv string) {
+		ch.mu.Lock()
+		defer ch.mu.Unlock()
+		if len(ch.sent) != 3 {
+			t.Fatalf("%s got %d replies %q, want its own 3", ch.name, len(ch.sent), ch.sent)
+		}
+		for _, s := range ch.sent {
+			if !strings.HasPrefix(s, conv+": echo: "+prefix) {
+				t.Fatalf("%s got %q: a reply of another channel", ch.name, s)
+			}
+		}
+	}
+	check(tg, "tg", "42")
+	check(dc, "dc", "dm-9")
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, "cross-channel") {
+				t.Fatal("a sender allowed on Telegram reached the agent through Discord")
+			}
+		}
+	}
+}
+
+// TestGatewayWebhookForgedNeverRunsSignedRunsWithItsProfile drives the
+// webhook receiver the gateway listens with: a forged delivery is refused
+// with 401 and the model is never called; a signed one runs once under the
+// route's agent profile, and its redelivery does not run again.
+func TestGatewayWebhookForgedNeverRunsSignedRunsWithItsProfile(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.SetFallback(func(r providertest.Request) providertest.Reply { return providertest.Text("reviewed") })
+	p := scriptedConfig(t, srv)
+	cfg, err := config.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Setenv("JOSHBOT_TEST_HOOK_SECRET", "It's a Secret to Everybody")
+	cfg.Agents.Profiles = map[string]config.AgentProfile{"reviewer": {Description: "reviews", Model: "reviewer-model"}}
+	cfg.Webhooks = config.Webhooks{Listen: addr, Routes: []config.WebhookRoute{{Name: "github", Path: "/hooks/github", SecretEnv: "JOSHBOT_TEST_HOOK_SECRET", Agent: "reviewer"}}}
+	if err := config.Save(p, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	a := &app{configPath: p, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	withLogs(a, &logs)
+	stop := runGateway(t, a)
+	defer func() {
+		if t.Failed() {
+			t.Logf("gateway log:\n%s", stop())
+		}
+	}()
+
+	body := []byte(`{"action":"opened","repository":{"full_name":"octo/repo"},"sender":{"login":"octocat"}}`)
+	post := func(sig, delivery string) int {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hooks/github", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", "pull_request")
+		req.Header.Set("X-GitHub-Delivery", delivery)
+		if sig != "" {
+			req.Header.Set("X-Hub-Signature-256", sig)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for post("", "probe") != http.StatusUnauthorized {
+		if time.Now().After(deadline) {
+			t.Fatal("the webhook receiver never answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(webhook.Sign("wrong secret", body), "forged-1"); code != http.StatusUnauthorized {
+		t.Fatalf("forged delivery: %d, want 401", code)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the model was called %d times for forged deliveries", n)
+	}
+	sig := webhook.Sign("It's a Secret to Everybody", body)
+	if code := post(sig, "d-1"); code != http.StatusAccepted {
+		t.Fatalf("signed delivery: %d, want 202", code)
+	}
+	for time.Now().Before(deadline.Add(10*time.Second)) && len(srv.Requests()) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(sig, "d-1"); code != http.StatusAccepted {
+		t.Fatalf("redelivery: %d, want 202", code)
+	}
+	time.Sleep(300 * time.Millisecond)
+	logText := stop()
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model was called %d times, want once", len(reqs))
+	}
+	if reqs[0].Model != "reviewer-model" {
+		t.Fatalf("the delivery ran on model %q, want the reviewer profile's", reqs[0].Model)
+	}
+	if last := reqs[0].Messages[len(reqs[0].Messages)-1].Content; !strings.Contains(last, "pull_request (opened) on octo/repo") {
+		t.Fatalf("task = %q", last)
+	}
+	if !strings.Contains(logText, "reviewed") {
+		t.Fatalf("the reply was not logged:\n%s", logText)
+	}
+}
+
+// testLogs holds each test app's log writer (set by withLogs), so
+// runGateway's stop can return the logs.
+var testLogs = map[*app]*syncWriter{}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
+// runGateway runs a's gateway until the returned stop, which returns the
+// logs; stop may be called more than once.
+func runGateway(t *testing.T, a *app) (stop func() string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.gateway(ctx, time.Second) }()
+	var once sync.Once
+	stop = func() string {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("gateway: %v", err)
+			}
+		})
+		return testLogs[a].String()
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+func withLogs(a *app, buf *bytes.Buffer) {
+	w := &syncWriter{w: buf}
+	testLogs[a] = w
+	a.log = slog.New(slog.NewTextHandler(w, nil))
+}
