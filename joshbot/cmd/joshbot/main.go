@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	app.closeLog()
 	if err == nil {
 		return 0
 	}
@@ -71,6 +72,7 @@ type app struct {
 	configPath string
 	logLevel   string
 	log        *slog.Logger
+	logFile    *os.File // joshbot.log under the home; nil when not open
 
 	// extraChannels are added to the gateway's channels; tests use it to
 	// run the gateway against a fake platform.
@@ -122,7 +124,14 @@ func (a *app) setupLogging() error {
 	}
 	// Every log line passes through redaction: a tool result or an error
 	// can carry a credential, and the log must never hold one verbatim.
-	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(a.stderr), &slog.HandlerOptions{Level: lvl}))
+	// Lines go to stderr and, when the joshbot home exists, to
+	// joshbot.log in it.
+	var dst io.Writer = a.stderr
+	if f := a.openLogFile(); f != nil {
+		a.logFile = f
+		dst = io.MultiWriter(a.stderr, f)
+	}
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
 	return nil
 }
