@@ -42,6 +42,7 @@ func (a *app) gatewayCommand() *cobra.Command {
 
 // gateway wires router, bus, agent and channels, and runs until ctx ends.
 func (a *app) gateway(ctx context.Context, grace time.Duration) error {
+	a.lenientConfig = true
 	rt, err := a.loadRuntime()
 	if err != nil {
 		return err

@@ -87,6 +87,9 @@ type app struct {
 	// conversations learn from one another's failures.
 	health    *providers.Health
 	wrapTools toolWrapper // set by serve to report tool progress
+	// lenientConfig lets the daemons (gateway, serve) start on defaults
+	// after an ordinary config mistake; see config.LoadLenient.
+	lenientConfig bool
 }
 
 func (a *app) rootCommand() *cobra.Command {

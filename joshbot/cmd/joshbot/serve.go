@@ -48,6 +48,7 @@ func (a *app) serveCommand() *cobra.Command {
 
 func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error {
 	a.wrapTools = progressTools
+	a.lenientConfig = true
 	rt, err := a.loadRuntime()
 	if err != nil {
 		return err

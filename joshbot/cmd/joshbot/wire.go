@@ -169,6 +169,13 @@ func (a *app) loadStored() (*stored, error) {
 
 // loadConfig loads the config with the run's --profile applied.
 func (a *app) loadConfig(cfgPath string) (*config.Config, error) {
+	if a.lenientConfig {
+		cfg, fellBack, err := config.LoadLenient(cfgPath, &config.LoadOptions{Profile: a.profile})
+		if fellBack != nil {
+			a.log.Error("Config unusable, using defaults", "config", tildePath(cfgPath), "err", fellBack)
+		}
+		return cfg, err
+	}
 	return config.LoadWith(cfgPath, &config.LoadOptions{Profile: a.profile})
 }
 
