@@ -10,9 +10,10 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 
 .PHONY: test fmt-check vet test-race test-standalone test-short bench bench-go build cross release deps-telegram
+.PHONY: mcp-servers
 
 ## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
-test: deps-telegram test-clients-deps deps-tmux fmt-check vet test-race test-standalone cross
+test: deps-telegram mcp-servers test-clients-deps deps-tmux fmt-check vet test-race test-standalone cross
 
 ## deps-telegram: the npm Bot API emulator (telegram-test-api) the Telegram tests drive, from its lock file.
 deps-telegram:
@@ -27,6 +28,12 @@ deps-tmux:
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tmux; \
 	fi
+
+## mcp-servers: install the real MCP servers the integration tests run, from the npm
+## registry with the committed lock file (needs node and npm).
+MCP_NPM_DIR := mcpclient/testdata/npm
+mcp-servers:
+	cd $(MCP_NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 ## fmt-check: fail when any Go file is not gofmt-formatted.
 fmt-check:

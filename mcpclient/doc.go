@@ -1,14 +1,52 @@
 // Package mcpclient hosts Model Context Protocol servers on behalf of an
 // agent, safely enough that another Go program can import it for the same
-// job.
+// job. It is built on the official MCP Go SDK.
 //
-// It will hold a stdio client built on the official MCP Go SDK that launches
-// each configured server with the sandbox module's screened child
-// environment, bounds the handshake, every call and every message, imports
-// the advertised tools under server-scoped names, defangs server-supplied
-// descriptions, and keeps every server inert until an operator trusts the
-// exact manifest it advertises.
+// A [Manager] starts each declared [Server], a program spoken to over stdio
+// or a Streamable HTTP endpoint, reads the tools it advertises, and offers
+// them as [Tool] values named mcp__<server>__<tool> only when an operator
+// has approved exactly that manifest in a [TrustStore]:
 //
-// This release defines the module and its place in the workspace; the client
-// arrives in the MCP release.
+//	m := mcpclient.NewManager(&mcpclient.Options{Trust: mcpclient.OpenTrustStore(path)})
+//	defer m.Close()
+//	m.Start(ctx, []mcpclient.Server{{Name: "fs", Command: "mcp-server-filesystem", Args: []string{dir}}})
+//	for _, t := range m.Tools() {
+//		registry.Register(t) // Name, Description, Parameters, Execute
+//	}
+//
+// # Trust
+//
+// Approval is bound to [Manifest.Hash], a SHA-256 over every tool's name,
+// description and input schema, sorted and length-prefixed. A server that
+// advertises anything else, at start, after a restart or in a
+// notifications/tools/list_changed mid-session, is revoked: its tools stop
+// working, nothing of the new list reaches the model, and the revocation is
+// recorded so the server must be approved again. A nil or unreadable store
+// trusts nothing.
+//
+// # Bounds
+//
+// Start, handshake and tools/list are bounded together (15 s by default) and
+// a server that fails them is recorded and skipped without affecting the
+// others. Each call is bounded (60 s by default, per server). A result
+// reaches the model fenced as untrusted tool output and cut at
+// [MaxResult] characters with a visible marker; a description is cut at
+// [MaxDescription]; a single message over [MaxMessage] bytes kills the
+// connection. joshbot's prompt envelope tags are defanged ([Defang]) in
+// every description, schema and result.
+//
+// # Processes
+//
+// A server process gets the sandbox module's screened environment (no
+// provider key reaches it) plus the variables declared for it, runs in a
+// process group of its own, and is reaped by the Manager whether it exits,
+// is stopped, or outlives its welcome: [Manager.Close] stops every group
+// and waits. A server that dies mid-session is restarted once, after a
+// delay, and its tools say so meanwhile.
+//
+// # Streamable HTTP
+//
+// A URL server gets the same trust and bounds; its connections refuse
+// loopback, private and link-local addresses at dial time unless the
+// server's AllowPrivate is set.
 package mcpclient

@@ -128,6 +128,41 @@ func run(root, out string, n int, goBench bool) error {
 			rss = append(rss, r)
 		}
 		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss})
+
+		tgBin := filepath.Join(tmp, "faketg")
+		if err := goBuild(root, tgBin, "./bench/faketg", "-s -w"); err != nil {
+			return err
+		}
+		tgURL, stopTG, err := startFake(tgBin)
+		if err != nil {
+			return err
+		}
+		defer stopTG()
+		tgCfg, err := onboard(bin, filepath.Join(tmp, "tg"), textURL)
+		if err != nil {
+			return err
+		}
+		if err := editConfig(tgCfg, func(doc map[string]any) {
+			obj(doc, "channels")["telegram"] = map[string]any{"enabled": true, "token": "4242:BENCH", "api_url": tgURL, "allow_from": []string{"1"}}
+		}); err != nil {
+			return err
+		}
+		log.Printf("measuring idle gateway with Telegram ×%d", runs)
+		rss = nil
+		for i := 0; i < runs; i++ {
+			r, err := idleRSS(bin, []string{"--config", tgCfg, "gateway"}, 3*time.Second)
+			if err != nil {
+				return fmt.Errorf("idle gateway with telegram: %w", err)
+			}
+			rss = append(rss, r)
+		}
+		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: 12, Samples: rss})
+	}
+	if hasCommand(bin, "serve") {
+		log.Printf("measuring serve streaming ×%d", n*4)
+		if err := measureServe(rep, bin, textCfg, textURL, n*4); err != nil {
+			return err
+		}
 	}
 	for _, missing := range []struct{ cmd, name, why string }{
 		{"gateway", "idle gateway RSS", "the gateway command is not built yet (issue 8)"},

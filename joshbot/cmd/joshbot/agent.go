@@ -39,7 +39,7 @@ func (a *app) agentCommand() *cobra.Command {
 				return err
 			}
 			// Learning runs after each reply; let it finish before exit.
-			defer rt.close()
+			defer rt.Close()
 			defer rt.agent.Wait()
 			if resume {
 				if cmd.Flags().Changed("session") {

@@ -47,6 +47,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	if err != nil {
 		return err
 	}
+	defer rt.Close()
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err

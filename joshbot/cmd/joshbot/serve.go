@@ -53,7 +53,7 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 	if err != nil {
 		return err
 	}
-	defer rt.close()
+	defer rt.Close()
 	defer rt.agent.Wait()
 	api := rt.cfg.API
 	if flagSet {

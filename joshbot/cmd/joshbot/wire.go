@@ -9,6 +9,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/tools"
@@ -24,6 +25,25 @@ type wired struct {
 	memory   *memory.LongTerm
 	// close stops what the tools left running (background shell jobs).
 	close func()
+	// mcp owns the MCP server processes; nil when none is enabled.
+	mcp *mcpclient.Manager
+}
+
+// Close stops what the tools left running (background shell jobs) and
+// stops and reaps every MCP server process. It is safe to call on a nil
+// *wired and more than once.
+func (w *wired) Close() error {
+	if w == nil {
+		return nil
+	}
+	if w.close != nil {
+		w.close()
+		w.close = nil
+	}
+	if w.mcp == nil {
+		return nil
+	}
+	return w.mcp.Close()
 }
 
 // loadRuntime reads the config and wires the provider, tools, sessions and
@@ -77,6 +97,10 @@ func (a *app) loadRuntime() (*wired, error) {
 			return nil, fmt.Errorf("tools: %w", err)
 		}
 	}
+	mcpm, err := startMCP(cfg, home, reg, a.log)
+	if err != nil {
+		return nil, err
+	}
 	d := cfg.Agents.Defaults
 	ag, err := agent.New(&agent.Options{
 		Provider:         chain,
@@ -99,9 +123,12 @@ func (a *app) loadRuntime() (*wired, error) {
 		LearnShared:         d.LearnScope == "shared",
 	})
 	if err != nil {
+		if mcpm != nil {
+			mcpm.Close()
+		}
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt, close: closeTools}, nil
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt, close: closeTools, mcp: mcpm}, nil
 }
 
 // openMemory opens the session store under home and the long-term memory in

@@ -42,6 +42,8 @@ type Config struct {
 	Embeddings Service `json:"embeddings,omitzero"`
 	// API configures `joshbot serve` (see api.go).
 	API API `json:"api,omitzero"`
+	// MCP declares Model Context Protocol servers; see [MCP].
+	MCP MCP `json:"mcp,omitzero"`
 	// Tools configures the shell and web tools.
 	Tools Tools `json:"tools"`
 

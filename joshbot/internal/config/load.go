@@ -290,6 +290,9 @@ func (c *Config) Validate() error {
 	if err := c.Tools.validate(); err != nil {
 		return err
 	}
+	if err := c.validateMCP(); err != nil {
+		return err
+	}
 	return c.Channels.validate()
 }
 

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// editConfig applies edit to the JSON config at path.
+func editConfig(path string, edit func(map[string]any)) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	edit(doc)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o600)
+}
+
+// obj returns doc[key] as an object, creating it.
+func obj(doc map[string]any, key string) map[string]any {
+	m, ok := doc[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		doc[key] = m
+	}
+	return m
+}
+
+const benchKey = "bench-key-0123456789"
+
+// startServe runs `joshbot serve` and returns its base URL and a stop
+// function.
+func startServe(bin, cfg string) (string, func(), error) {
+	cmd := exec.Command(bin, "--config", cfg, "serve")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			url, _, _ := strings.Cut(rest, " ")
+			go io.Copy(io.Discard, stdout)
+			return url, stop, nil
+		}
+	}
+	stop()
+	return "", nil, fmt.Errorf("joshbot serve did not report its address")
+}
+
+// ttfb sends one streamed chat request and returns the time to the first
+// byte of the body and to the end of the stream.
+func ttfb(client *http.Client, url, key string) (first, total time.Duration, err error) {
+	body := `{"model":"bench","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"bench"}`
+	req, err := http.NewRequestWithContext(context.Background(), "POST", url+"/chat/completions", strings.NewReader(body))
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return 0, 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	one := make([]byte, 1)
+	if _, err := io.ReadFull(resp.Body, one); err != nil {
+		return 0, 0, err
+	}
+	first = time.Since(start)
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return 0, 0, err
+	}
+	return first, time.Since(start), nil
+}
+
+// percentile returns the p-th percentile (0-100) of xs.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(p / 100 * float64(len(s)-1))
+	return s[i]
+}
+
+// measureServe reports joshbot serve's streaming time-to-first-byte
+// overhead over the upstream's (p50 and p99, sequential requests) and its
+// throughput at a fixed concurrency.
+func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
+	if err := editConfig(cfg, func(doc map[string]any) {
+		obj(doc, "api")["api_keys"] = []string{benchKey}
+		obj(doc, "api")["listen"] = "127.0.0.1:0"
+	}); err != nil {
+		return err
+	}
+	url, stop, err := startServe(bin, cfg)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	var up, jb []float64
+	for i := 0; i < n+5; i++ {
+		u, _, err := ttfb(client, upstream, "")
+		if err != nil {
+			return fmt.Errorf("upstream: %w", err)
+		}
+		j, _, err := ttfb(client, url+"/v1", benchKey)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		if i < 5 {
+			continue // warm connections and caches
+		}
+		up = append(up, u.Seconds()*1000)
+		jb = append(jb, j.Seconds()*1000)
+	}
+	over := func(p float64) []float64 { return []float64{max(percentile(jb, p)-percentile(up, p), 0)} }
+	rep.add(Figure{Name: "serve TTFB overhead p50", Unit: "ms", Samples: over(50), Note: fmt.Sprintf("joshbot %.2f ms − upstream %.2f ms", percentile(jb, 50), percentile(up, 50))})
+	rep.add(Figure{Name: "serve TTFB overhead p99", Unit: "ms", Target: 2, Samples: over(99), Note: fmt.Sprintf("joshbot %.2f ms − upstream %.2f ms", percentile(jb, 99), percentile(up, 99))})
+
+	const total, conc = 400, 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	next := make(chan int, total)
+	for i := 0; i < total; i++ {
+		next <- i
+	}
+	close(next)
+	start := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				if _, _, err := ttfb(client, url+"/v1", benchKey); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return fmt.Errorf("serve throughput: %w", firstErr)
+	}
+	rate := float64(total) / time.Since(start).Seconds()
+	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn with two durable session saves"})
+	return nil
+}
