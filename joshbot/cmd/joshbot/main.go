@@ -124,6 +124,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
+	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand())
 	root.AddCommand(a.mcpCommand())
 	return root
 }
