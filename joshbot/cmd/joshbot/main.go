@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -97,6 +98,9 @@ type app struct {
 	// lenientConfig lets the daemons (gateway, serve) start on defaults
 	// after an ordinary config mistake; see config.LoadLenient.
 	lenientConfig bool
+	// now is the clock of dated outputs (the drift report); nil means
+	// time.Now.
+	now func() time.Time
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -124,7 +128,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
-	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand())
+	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand())
 	root.AddCommand(a.mcpCommand())
 	return root
 }
