@@ -234,7 +234,10 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	}
 	now := a.now()
 	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now})
-	if err := a.sessions.Save(sess); err != nil {
+	// Staged, not synced: the message must survive a failing provider or
+	// a killed process, but waiting for the disk here would delay the first
+	// token. The durable save at the end of the turn covers it.
+	if err := a.sessions.Stage(sess); err != nil {
 		return nil, fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
 	}
 

@@ -218,6 +218,20 @@ func (s *Store) Load(key string) (*Session, error) {
 // if sess is nil, its key is invalid, or a message encodes to more than
 // MaxLineBytes.
 func (s *Store) Save(sess *Session) error {
+	return s.store(sess, true)
+}
+
+// Stage writes sess exactly as [Store.Save] does, atomically and under the
+// same locks, but without waiting for the disk: the new file survives the
+// process being killed at any moment, though not a power cut before the
+// kernel writes it back. It exists for the write at the start of a turn,
+// which must not hold up the model's first token; the durable Save at the
+// end of the turn then covers the whole exchange.
+func (s *Store) Stage(sess *Session) error {
+	return s.store(sess, false)
+}
+
+func (s *Store) store(sess *Session, durable bool) error {
 	if sess == nil {
 		return errors.New("memory: save session: nil session")
 	}
@@ -230,7 +244,7 @@ func (s *Store) Save(sess *Session) error {
 		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
 	}
 	defer unlock()
-	if err := s.save(sess, path); err != nil {
+	if err := s.save(sess, path, durable); err != nil {
 		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
 	}
 	return nil
@@ -265,7 +279,7 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 		}
 		sess.Messages = append(sess.Messages, m)
 	}
-	if err := s.save(sess, path); err != nil {
+	if err := s.save(sess, path, true); err != nil {
 		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
 	}
 	return sess, nil
@@ -284,14 +298,15 @@ func (s *Store) lockKey(key string) (unlock func(), err error) {
 	return func() { release(); inproc() }, nil
 }
 
-// save writes sess to path; the caller holds the file lock for sess.Key.
-func (s *Store) save(sess *Session, path string) error {
+// save writes sess to path, synced to disk when durable; the caller holds
+// the file lock for sess.Key.
+func (s *Store) save(sess *Session, path string, durable bool) error {
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
 	// Message text is shown to people and models, not embedded in HTML, so
 	// escaping <, > and & would only make the files harder to read.
 	enc.SetEscapeHTML(false)
-	err := s.writeAtomic(path, func(w *bufio.Writer) error {
+	fill := func(w *bufio.Writer) error {
 		for i := range sess.Messages {
 			line.Reset()
 			if err := enc.Encode(&sess.Messages[i]); err != nil {
@@ -305,7 +320,13 @@ func (s *Store) save(sess *Session, path string) error {
 			}
 		}
 		return nil
-	})
+	}
+	var err error
+	if durable {
+		err = s.writeAtomic(path, fill)
+	} else {
+		err = s.replaceFile(path, false, false, fill)
+	}
 	if err != nil {
 		return err
 	}
@@ -319,7 +340,7 @@ func (s *Store) save(sess *Session, path string) error {
 
 // writeAtomic replaces path with the bytes that fill writes, durably.
 func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
-	return s.replaceFile(path, true, fill)
+	return s.replaceFile(path, true, true, fill)
 }
 
 // replaceFile replaces path with the bytes that fill writes. The new file
@@ -327,7 +348,9 @@ func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
 // never a torn file; syncDir also syncs the directory so the rename itself
 // survives a crash. Without it a crash may bring back the previous version,
 // which is acceptable for data that is merely stale when old, like counters.
-func (s *Store) replaceFile(path string, syncDir bool, fill func(*bufio.Writer) error) (err error) {
+// syncFile false skips even the file's sync: the rename is still atomic for
+// every reader and survives the process dying, only not a power cut.
+func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufio.Writer) error) (err error) {
 	// CreateTemp picks a fresh random name per call, so concurrent writers
 	// never share a temporary file, and the leading dot keeps leftovers of
 	// a crash out of directory listings.
@@ -353,8 +376,10 @@ func (s *Store) replaceFile(path string, syncDir bool, fill func(*bufio.Writer) 
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if syncFile {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

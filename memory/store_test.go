@@ -555,3 +555,25 @@ func TestKeys(t *testing.T) {
 		t.Errorf("keys differing in case share a file: %d and %d messages", len(a.Messages), len(b.Messages))
 	}
 }
+
+func TestStageWritesWhatSaveWould(t *testing.T) {
+	s, err := NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := &Session{Key: "cli:stage", Messages: []Message{{Role: "user", Content: "first words"}}}
+	if err := s.Stage(sess); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load("cli:stage")
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content != "first words" {
+		t.Fatalf("staged session = %+v, %v", got, err)
+	}
+	path, _ := s.Path("cli:stage")
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("staged file mode %v", fi.Mode().Perm())
+	}
+	if err := s.Stage(nil); err == nil {
+		t.Fatal("staging a nil session succeeded")
+	}
+}

@@ -75,8 +75,8 @@ func startServe(bin, cfg string) (string, func(), error) {
 
 // ttfb sends one streamed chat request and returns the time to the first
 // byte of the body and to the end of the stream.
-func ttfb(client *http.Client, url, key string) (first, total time.Duration, err error) {
-	body := `{"model":"bench","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"bench"}`
+func ttfb(client *http.Client, url, key, user string) (first, total time.Duration, err error) {
+	body := `{"model":"bench","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"` + user + `"}`
 	req, err := http.NewRequestWithContext(context.Background(), "POST", url+"/chat/completions", strings.NewReader(body))
 	if err != nil {
 		return 0, 0, err
@@ -135,11 +135,11 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var up, jb []float64
 	for i := 0; i < n+5; i++ {
-		u, _, err := ttfb(client, upstream, "")
+		u, _, err := ttfb(client, upstream, "", "bench")
 		if err != nil {
 			return fmt.Errorf("upstream: %w", err)
 		}
-		j, _, err := ttfb(client, url+"/v1", benchKey)
+		j, _, err := ttfb(client, url+"/v1", benchKey, fmt.Sprint("seq-", i))
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -167,8 +167,8 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range next {
-				if _, _, err := ttfb(client, url+"/v1", benchKey); err != nil {
+			for i := range next {
+				if _, _, err := ttfb(client, url+"/v1", benchKey, fmt.Sprint("load-", i)); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
