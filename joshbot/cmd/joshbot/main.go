@@ -128,7 +128,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
-	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand())
+	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand(), a.tuningCommand())
 	root.AddCommand(a.mcpCommand())
 	return root
 }

@@ -31,7 +31,7 @@ func TestReportsJSONDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"status"}, {"configure", "--list"}, {"auth", "status"}, {"preflight"}, {"profiles", "list"},
+		{"status"}, {"configure", "--list"}, {"auth", "status"}, {"preflight"}, {"profiles", "list"}, {"tuning", "status"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			all := append([]string{"--config", cfgPath, "--output", "json"}, args...)

@@ -78,8 +78,15 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
+	tuner, err := bumpBudgets(cfg, home, a.log)
+	if err != nil {
+		return nil, err
+	}
 	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
 	if err != nil {
+		return nil, err
+	}
+	if reg, err = tuningTools(reg, tuner, a.log); err != nil {
 		return nil, err
 	}
 	store, lt, err := openMemory(cfg, home, ws)

@@ -293,6 +293,9 @@ func (c *Config) Validate() error {
 	if err := c.validateMCP(); err != nil {
 		return err
 	}
+	if err := c.Tuning.validate(); err != nil {
+		return err
+	}
 	return c.Channels.validate()
 }
 

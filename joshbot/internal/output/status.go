@@ -192,3 +192,47 @@ func (a *AuthStatus) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// TuningStatus is the report of `joshbot tuning status`.
+type TuningStatus struct {
+	SchemaVersion int              `json:"schema_version"`
+	Enabled       bool             `json:"enabled"`
+	MaxBump       string           `json:"max_bump"`
+	Step          string           `json:"step"`
+	Cooldown      string           `json:"cooldown"`
+	Operations    []TunedOperation `json:"operations"`
+}
+
+// TunedOperation is one tuned operation.
+type TunedOperation struct {
+	Operation string `json:"operation"`
+	// Configured is the budget from the config (or the tool's default).
+	Configured string `json:"configured"`
+	// Bump is the raise in the overlay; Effective is what a start uses
+	// (Configured alone while tuning is off).
+	Bump      string `json:"bump"`
+	Effective string `json:"effective"`
+	// ChangedAt is the last change, RFC 3339 UTC; empty when none.
+	ChangedAt string `json:"changed_at,omitempty"`
+	// Timeouts and Successes count the events log.
+	Timeouts  int `json:"timeouts"`
+	Successes int `json:"successes"`
+}
+
+// WriteText renders the report for a person.
+func (t *TuningStatus) WriteText(w io.Writer) error {
+	var b strings.Builder
+	state := "off (tuning.enabled is false: budgets are the config's)"
+	if t.Enabled {
+		state = fmt.Sprintf("on: raises of %s up to %s, at most one per %s", t.Step, t.MaxBump, t.Cooldown)
+	}
+	fmt.Fprintf(&b, "Tuning: %s\n\n", state)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OPERATION\tCONFIGURED\tRAISE\tEFFECTIVE\tTIMEOUTS\tSUCCESSES\tCHANGED")
+	for _, o := range t.Operations {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", o.Operation, o.Configured, o.Bump, o.Effective, o.Timeouts, o.Successes, dash(o.ChangedAt))
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
