@@ -101,6 +101,8 @@ type app struct {
 	// now is the clock of dated outputs (the drift report); nil means
 	// time.Now.
 	now func() time.Time
+	// sleep waits between device-login polls; nil means a real timer.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (a *app) rootCommand() *cobra.Command {

@@ -314,7 +314,7 @@ func (a *app) authCommand() *cobra.Command {
 		RunE:  func(*cobra.Command, []string) error { return a.authStatus() },
 	}
 	a.addProfileFlag(status)
-	cmd.AddCommand(status)
+	cmd.AddCommand(status, a.authLoginCommand())
 	return cmd
 }
 
