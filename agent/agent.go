@@ -96,6 +96,45 @@ type Options struct {
 	// LearnTimeout bounds the background work after a turn; zero means
 	// DefaultLearnTimeout.
 	LearnTimeout time.Duration
+
+	// The fields below are the growth hooks: slash commands, per-session
+	// preferences, loop safety, incidents and subagents (see extend.go).
+
+	// RepeatLimit is how many identical tool calls in a row run before the
+	// next one is refused; zero means DefaultRepeatLimit, negative disables
+	// the check.
+	RepeatLimit int
+	// Prefs stores each session's /model, /personality and /agent choices;
+	// nil keeps them in the session's metadata sidecar in Sessions.
+	Prefs SessionPrefs
+	// ModelChoices are the models a bare /model offers; the configured
+	// model is always offered first.
+	ModelChoices []string
+	// SaveGlobalModel persists /model <name> --global as the config
+	// default; nil means --global is refused with an explanation.
+	SaveGlobalModel func(ctx context.Context, model string) error
+	// Personalities adds to or replaces the built-in personalities, by
+	// name; the text goes into the prompt. Nil means the built-in ones.
+	Personalities map[string]string
+	// Profiles are the named agent profiles /agent and the delegate tool
+	// pick from; nil means none.
+	Profiles map[string]Profile
+	// ProviderStatus adds provider health lines to /status; nil adds none.
+	ProviderStatus func() []string
+	// Incidents records turn failures; nil records none.
+	Incidents IncidentRecorder
+	// Skills supplies skill summaries for the prompt; nil means none.
+	Skills SkillSummaries
+	// MaxSubagentDepth is how deep subagents may nest: 1 lets the main
+	// agent spawn subagents that cannot spawn again. Zero means 1; negative
+	// disables subagents.
+	MaxSubagentDepth int
+	// SubagentMaxIterations bounds one subagent's model calls; zero means
+	// DefaultSubagentIterations.
+	SubagentMaxIterations int
+	// OnTurn, when set, is called after every completed turn with the
+	// names of the tools it called, in order (used by skill detection).
+	OnTurn func(sessionKey string, toolNames []string)
 }
 
 // Agent runs turns. It is safe for concurrent use: turns on different
@@ -124,6 +163,7 @@ type Agent struct {
 	learnShared         bool
 	learnTimeout        time.Duration
 	bg                  sync.WaitGroup // background work after turns; see Wait
+	ext                 extension
 }
 
 // New checks opts and returns an Agent.
@@ -184,6 +224,7 @@ func New(opts *Options) (*Agent, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.ext.init(opts)
 	return a, nil
 }
 
@@ -210,6 +251,9 @@ type Reply struct {
 	ToolCalls int
 	// Usage sums the token usage the provider reported.
 	Usage providers.Usage
+	// Choices are the options a bare /model, /personality or /agent
+	// offers, for a channel to render as buttons; nil for other replies.
+	Choices []Choice
 }
 
 // Process runs one turn: it saves the user's message, runs the ReAct loop,
@@ -222,8 +266,14 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if isCompactCommand(req.Text) {
-		return a.compactCommand(ctx, req)
+	if reply, err, handled := a.command(ctx, &req); handled {
+		if sink := SinkFromContext(ctx); sink != nil && reply != nil {
+			// A streaming client gets a command's answer the way it gets
+			// every answer, so no surface needs a second path for it.
+			sink(StreamEvent{Delta: reply.Text})
+			sink(StreamEvent{Done: true})
+		}
+		return reply, err
 	}
 	unlock := a.sessions.Lock(req.SessionKey)
 	defer unlock()
@@ -241,22 +291,31 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
 	}
 
+	setup, err := a.turnSetup(&req)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	system, err := a.systemPrompt(&req, now)
 	if err != nil {
 		return nil, fmt.Errorf("agent: build prompt: %w", err)
 	}
+	system += setup.prompt
 
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
+	ctx = a.turnContext(ctx, &req)
+	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
 	a.maybeCompact(ctx, sess)
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
 	from := len(sess.Messages)
 
 	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
+	setup.apply(t)
 	reply, runErr := t.run(ctx, system)
 	if t.sink != nil {
 		t.sink(StreamEvent{Done: true})
 	}
+	a.afterTurnHooks(ctx, &req, t, reply, runErr)
 	if err := a.sessions.Save(sess); err != nil {
 		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
 		if runErr == nil {
@@ -276,6 +335,18 @@ type turn struct {
 	sink Sink
 	// streamed is true once any text reached the sink this turn.
 	streamed bool
+	// model is the model asked this turn; empty means a.model.
+	model string
+	// maxIterations overrides a.maxIterations when positive.
+	maxIterations int
+	// allowed, when non-nil, limits the tools offered and run to its keys.
+	allowed map[string]bool
+	guard   loopGuard
+	steps   stepLog
+	// streamDied is set when a stream broke after text was shown.
+	streamDied error
+	// providerFailed is set when the provider call ended the turn.
+	providerFailed bool
 	// notice is the first fallback notice of the turn, which opens the
 	// reply; lastNotice keeps one notice from being shown twice.
 	notice, lastNotice string
@@ -302,7 +373,15 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	reply := &Reply{}
 	var defs []providers.ToolDefinition
 	if a.tools != nil {
-		defs = toProviderTools(a.tools.Definitions())
+		defs = toProviderTools(t.filterDefs(ctx, a.tools.Definitions()))
+	}
+	model := a.model
+	if t.model != "" {
+		model = t.model
+	}
+	maxIterations := a.maxIterations
+	if t.maxIterations > 0 {
+		maxIterations = t.maxIterations
 	}
 	summary, history := splitSummary(t.sess.Messages)
 	history = window(history, a.historyLimit)
@@ -312,11 +391,11 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		msgs = append(msgs, toProviderMessage(&history[i]))
 	}
 
-	for reply.Iterations < a.maxIterations {
+	for reply.Iterations < maxIterations {
 		reply.Iterations++
 		msgs = repairMessages(msgs, a.log)
 		req := &providers.Request{
-			Model:       a.model,
+			Model:       model,
 			Messages:    msgs,
 			Tools:       defs,
 			Temperature: a.temperature,
@@ -324,11 +403,20 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		}
 		resp, err := t.ask(ctx, req)
 		if err != nil {
+			t.providerFailed = true
 			return t.fail(ctx, reply, err)
 		}
 		addUsage(&reply.Usage, resp.Usage)
 		msg := resp.Message
 		msg.Role = providers.RoleAssistant
+		if len(msg.ToolCalls) == 0 && msg.Content != "" {
+			if calls := parseTextToolCalls(msg.Content, t.knownTool); calls != nil {
+				msg.ToolCalls, msg.Content = calls, ""
+			}
+		}
+		if len(msg.ToolCalls) > 0 && msg.Content != "" {
+			t.steps.lastSay = msg.Content
+		}
 		for i := range msg.ToolCalls {
 			// Some local models omit ids; the tool result must still pair
 			// with its call or the next request is refused.
@@ -354,7 +442,12 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				t.skip(msg.ToolCalls[i:], "the turn ended before it ran")
 				return t.fail(ctx, reply, ctx.Err())
 			}
-			out := t.execute(ctx, call)
+			out := t.guard.check(call.Function.Name, call.Function.Arguments)
+			refused := out != ""
+			if !refused {
+				out = t.execute(ctx, call)
+			}
+			t.steps.add(call.Function.Name, refused)
 			reply.ToolCalls++
 			res := providers.Message{Role: providers.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: out}
 			msgs = append(msgs, res)
@@ -362,8 +455,8 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		}
 	}
 	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by agents.defaults.max_tool_iterations. "+
-		"I ran %d tool calls; what I did so far is saved. Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls)
-	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, a.maxIterations)
+		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls, t.steps.summary())
+	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, maxIterations)
 }
 
 // fail turns an error that ended the turn into the reply the user sees.
@@ -388,7 +481,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		if err == nil {
 			t.fallback(resp.FallbackNotice)
 		}
-		if err == nil && t.sink != nil && resp.Message.Content != "" {
+		if err == nil && t.sink != nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}
 		return resp, err
@@ -398,17 +491,20 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		// Keep answers from consecutive iterations apart on screen.
 		t.sink(StreamEvent{Delta: "\n\n"})
 	}
-	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
-		t.fallback(d.Notice)
-		if d.Content == "" {
-			return
-		}
+	hold := &textHold{emit: func(s string) {
 		delivered = true
 		t.streamed = true
-		t.sink(StreamEvent{Delta: d.Content})
+		t.sink(StreamEvent{Delta: s})
+	}}
+	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		t.fallback(d.Notice)
+		if d.Content != "" {
+			hold.feed(d.Content)
+		}
 	})
 	if err == nil {
 		t.fallback(resp.FallbackNotice)
+		hold.finish(t.isTextCall(resp))
 		return resp, nil
 	}
 	// A provider chain has already retried a dead stream through its
@@ -422,7 +518,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		if err == nil {
 			t.fallback(resp.FallbackNotice)
 		}
-		if err == nil && resp.Message.Content != "" {
+		if err == nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.streamed = true
 			t.sink(StreamEvent{Delta: resp.Message.Content})
 		}
@@ -431,6 +527,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	if delivered && resp != nil && ctx.Err() == nil {
 		// Text already shown cannot be taken back; mark the break visibly
 		// and keep what arrived.
+		t.streamDied = err
 		marker := fmt.Sprintf("\n[stream error: %s]", oneLine(err.Error()))
 		t.sink(StreamEvent{Delta: marker})
 		resp.Message.Content += marker
@@ -447,6 +544,9 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 	name := call.Function.Name
 	if t.a.tools == nil {
 		return fmt.Sprintf("Error: no tools are available; %q cannot be called.", name)
+	}
+	if t.allowed != nil && !t.allowed[name] {
+		return fmt.Sprintf("Error: tool %q is not available to this agent profile.", name)
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -172,11 +172,6 @@ func splitSummary(msgs []memory.Message) (section string, rest []memory.Message)
 		text + "\n</conversation_summary>", msgs[1:]
 }
 
-// isCompactCommand reports whether text is the /compact command.
-func isCompactCommand(text string) bool {
-	return strings.TrimSpace(text) == "/compact"
-}
-
 // compactCommand runs /compact: compaction on demand, whatever the size.
 // The command itself is not stored in the session.
 func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error) {

@@ -43,4 +43,27 @@
 // When a [Sink] is attached to the context with [WithSink], the model is
 // asked to stream and every text delta reaches the sink as it arrives.
 // Without a sink the turn is byte-identical to the non-streaming path.
+//
+// # Commands, preferences and profiles
+//
+// A message shaped like a slash command is answered from the table in
+// agent/commands without asking the model, and is not stored in the
+// transcript. /model, /personality and /agent choices are per session,
+// kept through [SessionPrefs]; a bare command returns its options as
+// [Choice] values a channel can render as buttons.
+//
+// # Loop safety
+//
+// A tool called with the same arguments more than Options.RepeatLimit
+// times in a row is refused with an explanation the model can act on, and
+// a turn that reaches its iteration limit ends with a summary of the tools
+// it used. Tool calls a local model writes as JSON text are executed.
+//
+// # Subagents and incidents
+//
+// An Agent is a tools.Spawner: the subagent tools find it on the turn's
+// context and run a task in a fresh, bounded conversation that keeps the
+// caller's approver and tool restriction. Turn timeouts, provider failures
+// and broken streams are reported to an [IncidentRecorder]; [IncidentLog]
+// keeps them in a JSONL file.
 package agent

@@ -11,6 +11,7 @@ replace (
 )
 
 require (
+	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000

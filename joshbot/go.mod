@@ -26,6 +26,7 @@ require (
 	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
 	github.com/spf13/cobra v1.10.2
+	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.48.0
 )
 

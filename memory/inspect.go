@@ -84,7 +84,7 @@ func (s *Store) Remove(key string) error {
 
 // Reset starts key's session afresh without losing anything: its messages
 // are appended to the history archive first, then the session is emptied
-// and its model and personality overrides are cleared. If the archive
+// and its model, personality and agent overrides are cleared. If the archive
 // cannot be written, nothing changes. The caller should hold Lock for key.
 func (s *Store) Reset(key string) error {
 	sess, err := s.Load(key)
@@ -102,7 +102,7 @@ func (s *Store) Reset(key string) error {
 		return fmt.Errorf("memory: reset session %q: %w", key, err)
 	}
 	return s.UpdateMeta(key, func(m *Meta) {
-		m.ModelOverride, m.Personality = "", ""
+		m.ModelOverride, m.Personality, m.Agent = "", "", ""
 		m.ArchivedMessages += n
 	})
 }

@@ -22,6 +22,9 @@ type Meta struct {
 	// Personality is the personality chosen for this session; empty means
 	// the default.
 	Personality string `json:"personality,omitempty"`
+	// Agent is the agent profile chosen for this session with /agent;
+	// empty means the default agent.
+	Agent string `json:"agent,omitempty"`
 	// Turns counts completed turns.
 	Turns int `json:"turns,omitempty"`
 	// Compactions counts how often the session was compacted.

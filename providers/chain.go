@@ -137,8 +137,9 @@ func sleepTimer(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Chat asks the candidates in turn until one answers. req.Model is
-// ignored: each candidate's own Model is sent.
+// Chat asks the candidates in turn until one answers. A non-empty
+// req.Model replaces the primary candidate's model (a conversation's own
+// /model choice); every fallback sends its own Model.
 func (c *Chain) Chat(ctx context.Context, req *Request) (*Response, error) {
 	return c.run(ctx, req, nil, false)
 }
@@ -188,6 +189,9 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 		}
 		r := *req
 		r.Model = cand.Model
+		if i == 0 && req.Model != "" {
+			r.Model = req.Model
+		}
 		for attempt := 0; ; attempt++ {
 			var resp *Response
 			var err error

@@ -32,6 +32,15 @@
 // to the model so it can correct itself. [ErrUnknownTool] and
 // [ErrBadArguments] mark mistakes the model made in calling a tool.
 //
+// # Turn context
+//
+// What belongs to one turn travels on the context, never on a tool: the
+// conversation ([WithRecipient], [WithSessionKey]) that message, send_file,
+// cron and the search tools work for, and the [Spawner] the subagent tools
+// hand work to. Tools that need something outside the module (a bus, a job
+// store, a skill library, the config) declare the small interface they
+// use: [Outbox], [CronStore], [SkillLibrary], [ConfigAccess].
+//
 // # Memory
 //
 // memory_search ([RegisterMemorySearch]) and session_search
@@ -48,6 +57,4 @@
 // rebinding. [RegisterWebSearch] adds web_search and its aliases, falling
 // back across [SearchBackend]s (DuckDuckGo by default, Exa when
 // configured).
-//
-// Later releases add cron, message, send_file and subagent tools.
 package tools

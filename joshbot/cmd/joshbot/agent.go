@@ -102,6 +102,9 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer.\n", rt.endpoint.Model, rt.endpoint.Provider)
 	}
 
+	stopHeartbeat := a.startHeartbeat(ctx, rt)
+	defer stopHeartbeat()
+
 	// Ctrl-C cancels the running turn; at the prompt it leaves.
 	var mu sync.Mutex
 	var cancelTurn context.CancelFunc

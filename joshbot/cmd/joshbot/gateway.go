@@ -3,20 +3,24 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/apiserver"
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/telegram"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 func (a *app) gatewayCommand() *cobra.Command {
@@ -43,6 +47,9 @@ func (a *app) gatewayCommand() *cobra.Command {
 // gateway wires router, bus, agent and channels, and runs until ctx ends.
 func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	a.lenientConfig = true
+	// Tools report what they are doing, so a live channel can show a
+	// status line while the turn works.
+	a.wrapTools = progressTools
 	rt, err := a.loadRuntime()
 	if err != nil {
 		return err
@@ -100,11 +107,14 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 			a.log.Error("reply not queued", "channel", inb.Channel, "err", err)
 		}
 	}
+	record, stopHooks := a.gatewayHooks(ctx, rt, b)
+	a.publishMenus(ctx, chans)
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {
 		byName[ch.Name()] = ch
 	}
 	handle := func(ctx context.Context, inb channels.Inbound) {
+		record(inb.Channel, inb.Conversation)
 		req := agent.Request{
 			SessionKey: inb.Channel + ":" + inb.Principal,
 			Text:       inb.Text,
@@ -122,11 +132,13 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		if res != nil && res.Text != "" {
 			reply(ctx, inb, res.Text)
 		}
+		a.offerChoices(ctx, byName[inb.Channel], inb, res)
 	}
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
 	err = router.Run(ctx, handle, interrupted)
+	stopHooks()
 	b.Close()
 	wg.Wait()
 	rt.agent.Wait() // learning and bookkeeping that run after a reply
@@ -153,11 +165,48 @@ func deliverOutbound(ctx context.Context, a *app, ch channels.Channel, out <-cha
 }
 
 // liveChannel is a channel that can show a turn while it happens: a
-// typing indicator, and a reply that grows as the model writes it, with a
-// Stop button wired to the turn.
+// typing indicator, a reply that grows as the model writes it with a Stop
+// button wired to the turn, and buttons to approve a shell command.
 type liveChannel interface {
 	Typing(ctx context.Context, conversation string) (stop func())
 	NewStream(ctx context.Context, conversation string, opts *telegram.StreamOptions) (*telegram.Stream, error)
+	Approve(ctx context.Context, conversation, requestID, prompt string, offerSession bool) (telegram.Decision, error)
+}
+
+// sessionApprovals remembers the sessions whose human chose "allow for
+// session" on a live channel, until the gateway stops.
+var sessionApprovals sync.Map
+
+// chatApprover asks the human in the turn's own chat, with buttons bound to
+// that chat and this request, to approve each shell command. The turn's
+// timeout bounds the wait; no answer is a denial.
+func chatApprover(ch liveChannel, inb channels.Inbound, session string) sandbox.Approver {
+	var n atomic.Int64
+	return sandbox.ApproverFunc(func(ctx context.Context, req *sandbox.ApprovalRequest) (sandbox.Decision, error) {
+		if req.SessionAllowed {
+			if _, ok := sessionApprovals.Load(session); ok {
+				return sandbox.Allow, nil
+			}
+		}
+		where := "unconfined"
+		if req.Confined {
+			where = "in the sandbox"
+		}
+		prompt := fmt.Sprintf("Run this command (%s)?\n\n```\n%s\n```\nin %s", where, req.Command, req.Dir)
+		id := fmt.Sprintf("%s-%d", inb.MessageID, n.Add(1))
+		d, err := ch.Approve(ctx, inb.Conversation, id, prompt, req.SessionAllowed)
+		switch d {
+		case telegram.DecisionAllowSession:
+			if req.SessionAllowed {
+				sessionApprovals.Store(session, true)
+				return sandbox.AllowSession, err
+			}
+			return sandbox.Allow, err
+		case telegram.DecisionAllow:
+			return sandbox.Allow, err
+		}
+		return sandbox.Deny, err
+	})
 }
 
 // liveTurn runs one turn on a live channel: the answer streams into one
@@ -172,6 +221,16 @@ func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb chann
 	if err != nil {
 		a.log.Error("reply stream not started", "channel", inb.Channel, "err", err)
 		return
+	}
+	turnCtx = context.WithValue(turnCtx, progressKey{}, func(p *apiserver.Progress) {
+		line := "⚙️ " + p.Tool
+		if p.Detail != "" {
+			line += ": " + p.Detail
+		}
+		stream.Status(line)
+	})
+	if rt.cfg.Tools.ShellApproval != "" && rt.cfg.Tools.ShellApproval != "off" {
+		turnCtx = sandbox.WithApprover(turnCtx, chatApprover(ch, inb, req.SessionKey))
 	}
 	var text strings.Builder
 	if rt.cfg.Agents.Defaults.Streaming {
@@ -197,6 +256,9 @@ func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb chann
 	if err := stream.Finish(ctx, final); err != nil {
 		a.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
 	}
+	if ch, ok := ch.(channels.Channel); ok {
+		a.offerChoices(ctx, ch, inb, res)
+	}
 }
 
 // enabledChannels builds the adapters the config enables.
@@ -207,12 +269,23 @@ func (a *app) enabledChannels(rt *wired) ([]channels.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Voice notes are transcribed when stt is configured; otherwise the
+		// adapter answers honestly that it cannot listen yet.
+		var voice telegram.Transcriber
+		stt, _, err := services(rt.cfg)
+		if err != nil {
+			return nil, err
+		}
+		if stt != nil {
+			voice = voiceTranscriber{stt.(transcriber)}
+		}
 		adapter, err := telegram.New(&telegram.Options{
 			Token:        token,
 			APIURL:       tg.APIURL,
 			SpoolDir:     filepath.Join(rt.home, "gateway", "spool"),
 			StreamDrafts: tg.StreamDrafts,
 			Reactions:    tg.Reactions,
+			Transcriber:  voice,
 			Logger:       a.log,
 		})
 		if err != nil {

@@ -132,6 +132,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand(), a.tuningCommand())
 	root.AddCommand(a.mcpCommand())
+	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
 	return root
 }
 

@@ -148,8 +148,13 @@ func TestProviderFailureIsOneLineAndKeepsMessage(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("exit %d", r.code)
 	}
-	if strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "custom") || !strings.Contains(r.stderr, "503") {
-		t.Fatalf("stderr should be one line naming provider and status: %q", r.stderr)
+	// The failure is also an incident, logged as its one WARN line.
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `msg="turn incident" kind=llm_failure`) {
+		t.Fatalf("stderr should be the incident WARN line and one error line: %q", r.stderr)
+	}
+	if !strings.Contains(lines[1], "custom") || !strings.Contains(lines[1], "503") {
+		t.Fatalf("error line should name provider and status: %q", r.stderr)
 	}
 	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
 	sess, _ := store.Load(defaultSession)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/joshbot/joshbot/apiserver"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
@@ -77,4 +78,16 @@ func services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, er
 		return nil, nil, err
 	}
 	return tr, em, nil
+}
+
+// voiceTranscriber adapts the stt client to the Telegram adapter, which
+// hands over the bytes it downloaded.
+type voiceTranscriber struct{ t transcriber }
+
+func (v voiceTranscriber) Transcribe(ctx context.Context, audio io.Reader, _, _ string) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(audio, providers.MaxAudioBytes+1))
+	if err != nil {
+		return "", err
+	}
+	return v.t.Transcribe(ctx, &apiserver.Audio{Data: data})
 }

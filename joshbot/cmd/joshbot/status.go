@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,10 +11,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -27,13 +31,64 @@ func (a *app) statusCommand() *cobra.Command {
 			"where each credential comes from, the channels, the number of sessions, the size of\n" +
 			"long-term memory and the declared MCP servers. --output json gives one document.",
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return a.status() },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.status(cmd) },
 	}
 	a.addProfileFlag(cmd)
 	return cmd
 }
 
-func (a *app) status() error {
+// runtimeState fills in the workspace, shell confinement, turn timeout,
+// cron jobs, skills and the last day's incidents. It only looks: a status
+// check must not create the state it reports on.
+func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.Config, home string) {
+	now := time.Now()
+	if a.now != nil {
+		now = a.now()
+	}
+	if ws, err := cfg.WorkspaceDir(home); err == nil {
+		doc.Workspace = tildePath(ws)
+	}
+	_, doc.Shell = shellConfinement(cfg)
+	d := cfg.Agents.Defaults
+	timeout := d.Timeout.Std()
+	if timeout <= 0 {
+		timeout = agent.DefaultTimeout
+	}
+	doc.TurnTimeout = timeout.String()
+	doc.Incidents = map[string]int{}
+	if inc, err := a.openIncidents(home); err == nil {
+		if d.HealTimeouts == "bump" {
+			if h := agent.HealedTimeout(timeout, inc, now); h != timeout {
+				doc.HealedTimeout = h.String()
+			}
+		}
+		for k, n := range inc.CountSince(now.Add(-24 * time.Hour)) {
+			if n > 0 {
+				doc.Incidents[k] = n
+			}
+		}
+	} else {
+		doc.IncidentsError = err.Error()
+	}
+	if store, err := cron.OpenStore(filepath.Join(home, cronFile)); err == nil {
+		if jobs, _ := store.List(ctx, ""); len(jobs) > 0 {
+			doc.ScheduledJobs = len(jobs)
+		}
+	}
+	if lib, err := a.skillLibrary(); err == nil {
+		if all, err := lib.List(); err == nil {
+			for _, s := range all {
+				if s.Trusted {
+					doc.SkillsUsable++
+				} else {
+					doc.SkillsPending++
+				}
+			}
+		}
+	}
+}
+
+func (a *app) status(cmd *cobra.Command) error {
 	cfgPath, home, err := a.paths()
 	if err != nil {
 		return a.fail(err)
@@ -83,6 +138,7 @@ func (a *app) status() error {
 	if err := storedState(doc, cfg, home); err != nil {
 		return a.fail(err)
 	}
+	a.runtimeState(cmd.Context(), doc, cfg, home)
 	doc.Ready = len(doc.Problems) == 0
 	return output.Write(a.stdout, a.format, doc)
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/agent/commands"
 	"github.com/joshbot/joshbot/apiserver"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -86,10 +87,14 @@ func (k *keyReader) readCookedLine(ctx context.Context) (string, error) {
 	}
 }
 
-// slashCommandNames lists what Tab completes at the prompt: the commands
-// the conversation loop itself understands.
+// slashCommandNames lists what Tab completes at the prompt: the agent's
+// command table and the commands the conversation loop itself handles.
 func slashCommandNames() []string {
-	return []string{"/exit", "/quit"}
+	out := []string{"/exit", "/quit"}
+	for _, c := range commands.All() {
+		out = append(out, "/"+c.Name)
+	}
+	return out
 }
 
 // interactiveTerminal is the conversation on a terminal: the line editor
@@ -140,7 +145,7 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 	approver := approverFor(true, out, keys.readCookedLine)
 
 	for {
-		prompt := rt.endpoint.Model + "> "
+		prompt := rt.agent.Model(session) + "> "
 		state, err := term.MakeRaw(fd)
 		if err != nil {
 			return fmt.Errorf("terminal raw mode: %w", err)

@@ -121,9 +121,17 @@ func TestTerminalUnderTmux(t *testing.T) {
 	s.keys(false, "Enter")
 	s.waitFor("fourth answer")
 
+	// /model switches this conversation's model, and the prompt says so.
+	s.keys(true, "/mo")
+	s.keys(false, "Tab")
+	s.waitFor("scripted-model> /model")
+	s.keys(true, "other-model")
+	s.keys(false, "Enter")
+	s.waitFor("other-model>")
+
 	s.keys(false, "C-c")
 	scr = s.waitFor("EXIT=0")
-	if n := strings.Count(scr, "scripted-model>"); n > 6 {
+	if n := strings.Count(scr, "scripted-model>"); n > 7 {
 		t.Errorf("prompt drawn %d times: it should appear once per message\n%s", n, scr)
 	}
 

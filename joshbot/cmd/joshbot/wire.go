@@ -21,6 +21,7 @@ type wired struct {
 	home     string
 	endpoint *config.Endpoint
 	agent    *agent.Agent
+	extras   *extras
 	sessions *memory.Store
 	memory   *memory.LongTerm
 	// close stops what the tools left running (background shell jobs).
@@ -99,17 +100,12 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
-	if a.wrapTools != nil {
-		if reg, err = a.wrapTools(reg); err != nil {
-			return nil, fmt.Errorf("tools: %w", err)
-		}
-	}
 	mcpm, err := startMCP(cfg, home, reg, a.log)
 	if err != nil {
 		return nil, err
 	}
 	d := cfg.Agents.Defaults
-	ag, err := agent.New(&agent.Options{
+	opts := &agent.Options{
 		Provider:         chain,
 		ProviderName:     ep.Provider,
 		Model:            ep.Model,
@@ -128,14 +124,33 @@ func (a *app) loadRuntime() (*wired, error) {
 		Memory:              lt,
 		DisableLearning:     d.Learning == "off",
 		LearnShared:         d.LearnScope == "shared",
-	})
+	}
+	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
 		if mcpm != nil {
 			mcpm.Close()
 		}
 		return nil, err
 	}
-	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, sessions: store, memory: lt, close: closeTools, mcp: mcpm}, nil
+	// Wrapping comes last so the tools registered above report progress
+	// too.
+	if a.wrapTools != nil {
+		if reg, err = a.wrapTools(reg); err != nil {
+			if mcpm != nil {
+				mcpm.Close()
+			}
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+		opts.Tools = reg
+	}
+	ag, err := agent.New(opts)
+	if err != nil {
+		if mcpm != nil {
+			mcpm.Close()
+		}
+		return nil, err
+	}
+	return &wired{cfg: cfg, home: home, endpoint: ep, agent: ag, extras: ex, sessions: store, memory: lt, close: closeTools, mcp: mcpm}, nil
 }
 
 // openMemory opens the session store under home and the long-term memory in

@@ -60,6 +60,9 @@ type Config struct {
 // Agents groups agent settings; only the defaults exist so far.
 type Agents struct {
 	Defaults AgentDefaults `json:"defaults"`
+	// Profiles are named agent setups (model, tools, prompt) for /agent
+	// and the delegate tool; see AgentProfile.
+	Profiles map[string]AgentProfile `json:"profiles,omitempty"`
 }
 
 // AgentDefaults configures every conversation.
@@ -101,6 +104,15 @@ type AgentDefaults struct {
 	LearnScope string `json:"learn_scope,omitempty"`
 	// DreamMode is "off" (the default when empty), "record" or "full".
 	DreamMode string `json:"dream_mode,omitempty"`
+	// HealTimeouts is "", "off" or "bump": with "bump" each turn timeout in
+	// the last 24h adds 30s to the next start's turn timeout, up to +2m.
+	HealTimeouts string `json:"heal_timeouts,omitempty"`
+	// RepeatLimit is how many identical tool calls in a row run before the
+	// next is refused; zero means 3, -1 turns the check off.
+	RepeatLimit int `json:"repeat_limit,omitempty"`
+	// MaxSubagentDepth is how deep subagents may nest; zero means 1, -1
+	// disables the subagent tools.
+	MaxSubagentDepth int `json:"max_subagent_depth,omitempty"`
 }
 
 // Provider says how to reach one LLM provider.

@@ -296,7 +296,10 @@ func (c *Config) Validate() error {
 	if err := c.Tuning.validate(); err != nil {
 		return err
 	}
-	return c.Channels.validate()
+	if err := c.Channels.validate(); err != nil {
+		return err
+	}
+	return c.validateAgentExtras()
 }
 
 // checkRetries keeps a retry budget within 0 to providers.MaxRetriesLimit.

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -23,7 +24,25 @@ type Status struct {
 	Memory   MemoryStatus `json:"memory"`
 	// MCPServers are the declared MCP servers; none are started.
 	MCPServers []MCPServerStatus `json:"mcp_servers"`
-	Problems   []Problem         `json:"problems"`
+	// Workspace is the agent's workspace directory.
+	Workspace string `json:"workspace"`
+	// Shell says whether shell commands are confined, and how.
+	Shell string `json:"shell"`
+	// TurnTimeout is the configured turn timeout; HealedTimeout is what
+	// the next start uses when heal_timeouts raised it, else empty.
+	TurnTimeout   string `json:"turn_timeout"`
+	HealedTimeout string `json:"healed_timeout,omitempty"`
+	// ScheduledJobs counts cron jobs.
+	ScheduledJobs int `json:"scheduled_jobs"`
+	// SkillsUsable and SkillsPending count trusted skills and those
+	// awaiting trust or broken.
+	SkillsUsable  int `json:"skills_usable"`
+	SkillsPending int `json:"skills_pending"`
+	// Incidents counts the last 24 hours' incidents by kind.
+	Incidents map[string]int `json:"incidents_24h"`
+	// IncidentsError says why the incident log could not be read.
+	IncidentsError string    `json:"incidents_error,omitempty"`
+	Problems       []Problem `json:"problems"`
 }
 
 // ChannelStatus is one chat channel.
@@ -62,18 +81,18 @@ type MCPServerStatus struct {
 // WriteText renders the report for a person.
 func (s *Status) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Config:    %s\n", s.Config)
+	fmt.Fprintf(&b, "Config: %s\n", s.Config)
 	if s.Profile != "" {
-		fmt.Fprintf(&b, "Profile:   %s\n", s.Profile)
+		fmt.Fprintf(&b, "Profile: %s\n", s.Profile)
 	}
 	if len(s.Models) > 0 {
 		m := s.Models[0]
-		fmt.Fprintf(&b, "Model:     %s via %s (%s)\n", m.WireModel, m.Provider, m.APIHost)
+		fmt.Fprintf(&b, "Model: %s via %s (%s)\n", m.WireModel, m.Provider, m.APIHost)
 		for _, f := range s.Models[1:] {
-			fmt.Fprintf(&b, "Fallback:  %s via %s (%s)\n", f.WireModel, f.Provider, f.APIHost)
+			fmt.Fprintf(&b, "Fallback: %s via %s (%s)\n", f.WireModel, f.Provider, f.APIHost)
 		}
 	} else {
-		b.WriteString("Model:     none resolves\n")
+		b.WriteString("Model: none resolves\n")
 	}
 	for _, c := range s.Channels {
 		state := "off"
@@ -88,13 +107,24 @@ func (s *Status) WriteText(w io.Writer) error {
 		if c.TokenSet {
 			set = "present"
 		}
-		fmt.Fprintf(&b, "Channel:   %s %s, token %s (%s), %s\n", c.Name, state, c.Token, set, allow)
+		fmt.Fprintf(&b, "Channel: %s %s, token %s (%s), %s\n", c.Name, state, c.Token, set, allow)
 	}
-	fmt.Fprintf(&b, "Sessions:  %d\n", s.Sessions)
-	fmt.Fprintf(&b, "Memory:    MEMORY.md %d bytes (limit %d), HISTORY.md %d bytes, %d session memories\n",
+	fmt.Fprintf(&b, "Workspace: %s\n", s.Workspace)
+	fmt.Fprintf(&b, "Shell: %s\n", s.Shell)
+	if s.HealedTimeout != "" {
+		fmt.Fprintf(&b, "Turn timeout: %s (next start: %s, raised by heal_timeouts)\n", s.TurnTimeout, s.HealedTimeout)
+	} else {
+		fmt.Fprintf(&b, "Turn timeout: %s\n", s.TurnTimeout)
+	}
+	fmt.Fprintf(&b, "Sessions: %d\n", s.Sessions)
+	if s.ScheduledJobs > 0 {
+		fmt.Fprintf(&b, "Scheduled jobs: %d\n", s.ScheduledJobs)
+	}
+	fmt.Fprintf(&b, "Skills: %d usable, %d awaiting trust or broken\n", s.SkillsUsable, s.SkillsPending)
+	fmt.Fprintf(&b, "Memory: MEMORY.md %d bytes (limit %d), HISTORY.md %d bytes, %d session memories\n",
 		s.Memory.MemoryBytes, s.Memory.LimitBytes, s.Memory.HistoryBytes, s.Memory.SessionFacts)
 	if len(s.MCPServers) == 0 {
-		b.WriteString("MCP:       no servers declared\n")
+		b.WriteString("MCP: no servers declared\n")
 	} else {
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		for _, m := range s.MCPServers {
@@ -105,6 +135,24 @@ func (s *Status) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "MCP:\t%s\t%s\t%s\t%s\n", m.Name, state, m.Transport, m.Target)
 		}
 		tw.Flush()
+	}
+	total, kinds := 0, make([]string, 0, len(s.Incidents))
+	for k, n := range s.Incidents {
+		total += n
+		kinds = append(kinds, k)
+	}
+	switch {
+	case s.IncidentsError != "":
+		fmt.Fprintf(&b, "Incidents: unreadable (%s)\n", s.IncidentsError)
+	case total == 0:
+		// Nothing to report; the line appears when there is.
+	default:
+		sort.Strings(kinds)
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%d %s", s.Incidents[k], k)
+		}
+		fmt.Fprintf(&b, "Incidents: %d in the last 24h (%s); see joshbot incidents list\n", total, strings.Join(parts, ", "))
 	}
 	for _, pr := range s.Problems {
 		fmt.Fprintf(&b, "problem [%s]: %s\n", pr.Code, pr.Message)

@@ -1,0 +1,423 @@
+// Package skills finds, trusts and loads joshbot's skills: Markdown
+// procedures in workspace/skills/<name>/SKILL.md with a frontmatter that
+// names and describes them.
+//
+// Only a summary line per skill goes into the system prompt; the full text
+// is loaded when the model asks for it through the skill tool, so skills
+// cost context only when used.
+//
+// # Trust
+//
+// A workspace skill is inert until an operator approves it with
+// `joshbot skills trust <name>`. Approval records a SHA-256 of the file's
+// content in a trust store kept outside the workspace (the model can write
+// the workspace, never the store), so editing an approved skill, or the
+// model drafting a new one, leaves it untrusted until it is reviewed again.
+// Skills bundled in the binary are trusted as part of the release.
+package skills
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+//go:embed bundled
+var bundledFS embed.FS
+
+// Sources of a skill.
+const (
+	SourceBundled   = "bundled"
+	SourceWorkspace = "workspace"
+)
+
+// maxSkillBytes caps one SKILL.md: a skill is a page of instructions, and
+// the whole of it reaches the prompt when used.
+const maxSkillBytes = 64 << 10
+
+// Skill is one discovered skill.
+type Skill struct {
+	// Name is the directory name, which the frontmatter must repeat.
+	Name string `json:"name"`
+	// Description is the frontmatter's summary line.
+	Description string `json:"description"`
+	// Source is SourceBundled or SourceWorkspace.
+	Source string `json:"source"`
+	// Path is the file, workspace-relative for workspace skills.
+	Path string `json:"path"`
+	// Hash is the SHA-256 of the file, hex.
+	Hash string `json:"sha256"`
+	// Trusted reports whether the skill may be used.
+	Trusted bool `json:"trusted"`
+	// Problem explains why a file is not a usable skill; empty when it is.
+	Problem string `json:"problem,omitempty"`
+}
+
+// ErrUntrusted is returned by [Library.Load] for a skill no operator has
+// approved in its current form.
+var ErrUntrusted = errors.New("skill is not trusted")
+
+// ErrNoSkill is returned for a name no skill has.
+var ErrNoSkill = errors.New("no such skill")
+
+// Library is the skill set of one workspace plus the bundled skills. It
+// re-reads the skills directory on every call, so an edit takes effect (and
+// revokes trust) at once. It is safe for concurrent use.
+type Library struct {
+	dir       string // workspace/skills
+	trustPath string
+	mu        sync.Mutex // serializes trust store writes
+}
+
+// Open returns the library of workspace, with its trust store at
+// trustPath, which must lie outside the workspace.
+func Open(workspace, trustPath string) (*Library, error) {
+	if workspace == "" || trustPath == "" {
+		return nil, errors.New("skills: a workspace and a trust store path are required")
+	}
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, err
+	}
+	tp, err := filepath.Abs(trustPath)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(ws, tp); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("skills: the trust store %s is inside the workspace, where the model could write it; keep it in the joshbot home", tp)
+	}
+	return &Library{dir: filepath.Join(ws, "skills"), trustPath: tp}, nil
+}
+
+// Dir is the directory workspace skills live in.
+func (l *Library) Dir() string { return l.dir }
+
+// ValidName reports whether name can be a skill name: 1 to 64 lowercase
+// letters, digits and dashes, starting with a letter or digit.
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func hashOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// describe builds a Skill from a file's bytes.
+func describe(dirName, source, path string, data []byte) Skill {
+	sk := Skill{Name: dirName, Source: source, Path: path, Hash: hashOf(data)}
+	fields, body, err := parseFrontmatter(string(data))
+	switch {
+	case err != nil:
+		sk.Problem = err.Error()
+	case fields["name"] != dirName:
+		sk.Problem = fmt.Sprintf("frontmatter name %q does not match the directory %q", fields["name"], dirName)
+	case strings.TrimSpace(fields["description"]) == "":
+		sk.Problem = "frontmatter has no description"
+	case strings.TrimSpace(body) == "":
+		sk.Problem = "the skill has no instructions after the frontmatter"
+	}
+	sk.Description = fields["description"]
+	return sk
+}
+
+// List returns every skill, bundled first, then workspace skills by name.
+// A workspace skill with a bundled skill's name is listed with a problem:
+// it cannot shadow the release's own.
+func (l *Library) List() ([]Skill, error) {
+	trust, err := l.readTrust()
+	if err != nil {
+		return nil, err
+	}
+	var out []Skill
+	bundled := map[string]bool{}
+	ents, _ := fs.ReadDir(bundledFS, "bundled")
+	for _, e := range ents {
+		p := "bundled/" + e.Name() + "/SKILL.md"
+		data, err := fs.ReadFile(bundledFS, p)
+		if err != nil {
+			continue
+		}
+		sk := describe(e.Name(), SourceBundled, p, data)
+		sk.Trusted = sk.Problem == ""
+		bundled[sk.Name] = true
+		out = append(out, sk)
+	}
+	ents, err = os.ReadDir(l.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("skills: %w", err)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		rel := "skills/" + name + "/SKILL.md"
+		data, err := l.readFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var sk Skill
+		if err != nil {
+			sk = Skill{Name: name, Source: SourceWorkspace, Path: rel, Problem: err.Error()}
+		} else {
+			sk = describe(name, SourceWorkspace, rel, data)
+		}
+		if !ValidName(name) && sk.Problem == "" {
+			sk.Problem = "directory name is not a valid skill name (lowercase letters, digits and dashes)"
+		}
+		if bundled[name] && sk.Problem == "" {
+			sk.Problem = "a bundled skill has this name; rename the workspace one"
+		}
+		sk.Trusted = sk.Problem == "" && sk.Hash != "" && trust[name] == sk.Hash
+		out = append(out, sk)
+	}
+	return out, nil
+}
+
+// readFile reads a workspace SKILL.md, refusing symbolic links (a link
+// could point the skill at any file on the machine) and oversized files.
+func (l *Library) readFile(name string) ([]byte, error) {
+	p := filepath.Join(l.dir, name, "SKILL.md")
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	if dfi, err := os.Lstat(filepath.Join(l.dir, name)); err != nil || dfi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("skills/%s is a symbolic link; skills must be real directories", name)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSkillBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSkillBytes {
+		return nil, fmt.Errorf("SKILL.md is over %d KiB", maxSkillBytes>>10)
+	}
+	return data, nil
+}
+
+// Summaries returns one line per trusted skill for the system prompt.
+// Errors reading the directory leave skills out rather than failing the
+// turn.
+func (l *Library) Summaries() []string {
+	list, err := l.List()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, sk := range list {
+		if sk.Trusted {
+			out = append(out, sk.Name+": "+oneLine(sk.Description))
+		}
+	}
+	return out
+}
+
+// oneLine flattens a description for the prompt. Angle brackets become
+// look-alikes so a description cannot close the <skills> section the agent
+// opened and have the rest read as the agent's own instructions.
+func oneLine(s string) string {
+	s = strings.NewReplacer("<", "‹", ">", "›").Replace(s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return s
+}
+
+// Load returns the full text of a trusted skill. The file is hashed as it
+// is read, so what is returned is exactly what was approved.
+func (l *Library) Load(name string) (string, error) {
+	list, err := l.List()
+	if err != nil {
+		return "", err
+	}
+	for _, sk := range list {
+		if sk.Name != name {
+			continue
+		}
+		if sk.Problem != "" {
+			return "", fmt.Errorf("skill %s is not usable: %s", name, sk.Problem)
+		}
+		var data []byte
+		if sk.Source == SourceBundled {
+			data, err = fs.ReadFile(bundledFS, sk.Path)
+		} else {
+			data, err = l.readFile(name)
+		}
+		if err != nil {
+			return "", fmt.Errorf("skill %s: %w", name, err)
+		}
+		if sk.Source == SourceWorkspace {
+			trust, err := l.readTrust()
+			if err != nil {
+				return "", err
+			}
+			if trust[name] != hashOf(data) {
+				return "", fmt.Errorf("%w: %s is new or changed since it was approved; an operator must review it and run `joshbot skills trust %s`", ErrUntrusted, name, name)
+			}
+		}
+		_, body, _ := parseFrontmatter(string(data))
+		return strings.TrimSpace(body), nil
+	}
+	return "", fmt.Errorf("%w %q", ErrNoSkill, name)
+}
+
+func (l *Library) readTrust() (map[string]string, error) {
+	data, err := os.ReadFile(l.trustPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("skills trust store: %w", err)
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		// Unreadable trust means nothing is trusted: fail closed.
+		return nil, fmt.Errorf("skills trust store %s does not parse (%v): fix or remove it; removing it untrusts every workspace skill", l.trustPath, err)
+	}
+	return m, nil
+}
+
+// Trust approves the current content of a workspace skill and returns the
+// hash it was bound to.
+func (l *Library) Trust(name string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	list, err := l.List()
+	if err != nil {
+		return "", err
+	}
+	for _, sk := range list {
+		if sk.Name != name {
+			continue
+		}
+		if sk.Source == SourceBundled {
+			return "", fmt.Errorf("skill %s is bundled with joshbot and needs no trust", name)
+		}
+		if sk.Problem != "" {
+			return "", fmt.Errorf("skill %s cannot be trusted: %s", name, sk.Problem)
+		}
+		trust, err := l.readTrust()
+		if err != nil {
+			return "", err
+		}
+		trust[name] = sk.Hash
+		return sk.Hash, l.writeTrust(trust)
+	}
+	return "", fmt.Errorf("%w %q in %s", ErrNoSkill, name, l.dir)
+}
+
+// Untrust withdraws approval of a workspace skill.
+func (l *Library) Untrust(name string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	trust, err := l.readTrust()
+	if err != nil {
+		return err
+	}
+	if _, ok := trust[name]; !ok {
+		return fmt.Errorf("skill %s is not trusted", name)
+	}
+	delete(trust, name)
+	return l.writeTrust(trust)
+}
+
+func (l *Library) writeTrust(m map[string]string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(l.trustPath, append(data, '\n'))
+}
+
+// Write creates or replaces workspace skill name with content, which must
+// be a valid SKILL.md whose frontmatter names the same skill. What is
+// written is untrusted until an operator approves it: a changed file no
+// longer matches any recorded hash. It returns the workspace-relative path.
+func (l *Library) Write(name, content string) (string, error) {
+	if !ValidName(name) {
+		return "", fmt.Errorf("skill name %q: use 1 to 64 lowercase letters, digits and dashes", name)
+	}
+	if len(content) > maxSkillBytes {
+		return "", fmt.Errorf("skill %s is %d bytes, over the %d KiB limit", name, len(content), maxSkillBytes>>10)
+	}
+	if _, err := fs.Stat(bundledFS, "bundled/"+name); err == nil {
+		return "", fmt.Errorf("%s is a bundled skill and cannot be overwritten; choose another name", name)
+	}
+	if sk := describe(name, SourceWorkspace, "", []byte(content)); sk.Problem != "" {
+		return "", fmt.Errorf("skill %s: %s", name, sk.Problem)
+	}
+	dir := filepath.Join(l.dir, name)
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		return "", fmt.Errorf("skills/%s exists and is not a directory", name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("skill %s: %w", name, err)
+	}
+	if err := writeAtomic(filepath.Join(dir, "SKILL.md"), []byte(content)); err != nil {
+		return "", fmt.Errorf("skill %s: %w", name, err)
+	}
+	return "skills/" + name + "/SKILL.md", nil
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory, mode 0600.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

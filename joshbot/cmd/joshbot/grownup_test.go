@@ -1,0 +1,397 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/agent/commands"
+	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/telegram"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/providers/providertest"
+	"github.com/joshbot/joshbot/tools"
+)
+
+func TestModelCommandPersistsAcrossRunsPerSession(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:a", "-m", "/model picked-model"); r.code != 0 || !strings.Contains(r.stdout, "picked-model") {
+		t.Fatalf("%+v", r)
+	}
+	srv.Enqueue(providertest.Text("one"), providertest.Text("two"))
+	runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:a", "-m", "hi")
+	runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:b", "-m", "hi")
+	reqs := srv.Requests()
+	if reqs[0].Model != "picked-model" || reqs[1].Model != "scripted-model" {
+		t.Fatalf("models: %q %q", reqs[0].Model, reqs[1].Model)
+	}
+
+	// --global rewrites the config default and nothing else.
+	t.Setenv("JOSHBOT_SECRET_TEST_KEY", "sk-should-never-be-written")
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-s", "cli:b", "-m", "/model global-model --global"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil || cfg.Agents.Defaults.Model != "global-model" {
+		t.Fatalf("config after --global: %v %+v", err, cfg)
+	}
+	if raw, _ := os.ReadFile(cfgPath); strings.Contains(string(raw), "sk-should") {
+		t.Fatal("environment leaked into config")
+	}
+}
+
+func TestIncidentsCommandsAndStatusLine(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	home := filepath.Dir(cfgPath)
+	if r := runCLI(t, "", "--config", cfgPath, "status"); r.code != 0 || strings.Contains(r.stdout, "Incidents:") || !strings.Contains(r.stdout, "Model: scripted-model") {
+		t.Fatalf("status before: %+v", r)
+	}
+	srv.Enqueue(providertest.Error(401, "kaput")) // not retried, so one request
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi"); r.code != 1 {
+		t.Fatalf("%+v", r)
+	}
+	r := runCLI(t, "", "--config", cfgPath, "status")
+	if !strings.Contains(r.stdout, "Incidents: 1 in the last 24h (1 llm_failure)") {
+		t.Fatalf("status: %+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "incidents", "list", "--json")
+	var incs []agent.Incident
+	if err := json.Unmarshal([]byte(r.stdout), &incs); err != nil || len(incs) != 1 || incs[0].Kind != "llm_failure" || !strings.Contains(incs[0].Error, "kaput") {
+		t.Fatalf("list: %v %+v", err, r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "summary"); !strings.Contains(r.stdout, "llm_failure") || !strings.Contains(r.stdout, "1 in 24h") {
+		t.Fatalf("summary: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "clear"); r.code == 0 || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("clear without terminal: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "clear", "--force"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "incidents", "list"); !strings.Contains(r.stdout, "No incidents") {
+		t.Fatalf("after clear: %+v", r)
+	}
+
+	// heal_timeouts: two recent timeouts raise the next start by a minute.
+	log, _ := agent.OpenIncidentLog(filepath.Join(home, incidentsFile), nil)
+	for i := 0; i < 2; i++ {
+		log.Record(agent.Incident{Time: time.Now().Add(-time.Hour), Kind: agent.IncidentTurnTimeout})
+	}
+	cfg, _ := config.Load(cfgPath)
+	cfg.Agents.Defaults.HealTimeouts = "bump"
+	config.Save(cfgPath, cfg)
+	if r := runCLI(t, "", "--config", cfgPath, "status"); !strings.Contains(r.stdout, "next start: 3m0s") {
+		t.Fatalf("heal: %+v", r)
+	}
+}
+
+func TestSendFileOnTheCLINamesTheAttachment(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
+	os.MkdirAll(ws, 0o700)
+	os.WriteFile(filepath.Join(ws, "report.txt"), []byte("numbers"), 0o600)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("send_file", `{"path":"report.txt","caption":"here it is"}`)),
+		providertest.Text("Sent."),
+	)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "send me the report")
+	want := "here it is\n[attachment not delivered by this channel: report.txt, 7 bytes, report.txt]\nSent.\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestCronRunFiresDueJobsAndKeepsOthers(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	home := filepath.Dir(cfgPath)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("cron", `{"action":"add","message":"water the plants","every":"1h"}`)),
+		providertest.Text("Scheduled."),
+	)
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "remind me hourly"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	r := runCLI(t, "", "--config", cfgPath, "cron", "list")
+	if !strings.Contains(r.stdout, "every 1h0m0s") || !strings.Contains(r.stdout, "water the plants") {
+		t.Fatalf("list: %+v", r)
+	}
+	// Not due yet: nothing fires.
+	if r := runCLI(t, "", "--config", cfgPath, "cron", "run"); !strings.Contains(r.stderr, "0 job(s) fired") {
+		t.Fatalf("run: %+v", r)
+	}
+	// Make it due by editing the stored time, as an hour passing would.
+	raw, _ := os.ReadFile(filepath.Join(home, cronFile))
+	var jobs []map[string]any
+	json.Unmarshal(raw, &jobs)
+	jobs[0]["next"] = time.Now().Add(-time.Minute).Format(time.RFC3339)
+	raw, _ = json.Marshal(jobs)
+	os.WriteFile(filepath.Join(home, cronFile), raw, 0o600)
+	srv.Enqueue(providertest.Text("Plants watered? Go check."))
+	r = runCLI(t, "", "--config", cfgPath, "cron", "run")
+	if r.code != 0 || r.stdout != "[scheduled] Plants watered? Go check.\n" || !strings.Contains(r.stderr, "1 job(s) fired") {
+		t.Fatalf("run: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "cron", "list"); !strings.Contains(r.stdout, "water the plants") {
+		t.Fatalf("recurring job gone: %+v", r)
+	}
+}
+
+func TestSkillsListAndTrustCLI(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ws := filepath.Join(filepath.Dir(cfgPath), "workspace")
+	os.MkdirAll(filepath.Join(ws, "skills", "deploy"), 0o755)
+	skill := "---\nname: deploy\ndescription: Ship the site\n---\nRun make deploy.\n"
+	os.WriteFile(filepath.Join(ws, "skills", "deploy", "SKILL.md"), []byte(skill), 0o644)
+	r := runCLI(t, "", "--config", cfgPath, "skills", "list")
+	if !strings.Contains(r.stdout, "deploy                   untrusted") || !strings.Contains(r.stdout, "skill-creator            bundled") {
+		t.Fatalf("list: %+v", r)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "skills", "trust", "deploy"); r.code != 0 || !strings.Contains(r.stdout, "Trusted deploy") {
+		t.Fatalf("trust: %+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "skills", "list", "--json")
+	var doc struct {
+		SchemaVersion int `json:"schema_version"`
+		Skills        []struct {
+			Name    string `json:"name"`
+			Trusted bool   `json:"trusted"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.SchemaVersion != 1 {
+		t.Fatalf("json: %v %q", err, r.stdout)
+	}
+	trusted := map[string]bool{}
+	for _, s := range doc.Skills {
+		trusted[s.Name] = s.Trusted
+	}
+	if !trusted["deploy"] || !trusted["skill-creator"] {
+		t.Fatalf("trusted = %v", trusted)
+	}
+	// The trusted skill's summary reaches the model.
+	srv.Enqueue(providertest.Text("ok"))
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "ship it")
+	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "deploy: Ship the site") {
+		t.Fatalf("summary not in prompt:\n%s", sys)
+	}
+	if r := runCLI(t, "", "--config", cfgPath, "skills", "trust", "nope"); r.code == 0 || !strings.Contains(r.stderr, "no such skill") {
+		t.Fatalf("trust unknown: %+v", r)
+	}
+}
+
+func TestConfigToolReadsWithoutCredentialsAndChangesOnlySafeKeys(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	cfg, _ := config.Load(cfgPath)
+	p := cfg.Providers["custom"]
+	p.APIKey = "sk-live-supersecret-123456"
+	p.APIBase = "http://user:pw@" + strings.TrimPrefix(srv.URL(), "http://")
+	cfg.Providers["custom"] = p
+	config.Save(cfgPath, cfg)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("config", `{"action":"get"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"providers.custom.api_base","value":"http://evil"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"agents.defaults.max_tool_iterations","value":"500"}`)),
+		providertest.ToolCalls(providertest.Call("config", `{"action":"set","key":"agents.defaults.max_tool_iterations","value":"20"}`)),
+		providertest.Text("Done."),
+	)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "tune yourself")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	reqs := srv.Requests()
+	result := func(i int) string { m := reqs[i].Messages; return m[len(m)-1].Content }
+	view := result(1)
+	if strings.Contains(view, "supersecret") || strings.Contains(view, "pw@") || !strings.Contains(view, `"credential_set": true`) {
+		t.Fatalf("view leaks or lacks credential state: %s", view)
+	}
+	if got := result(2); !strings.Contains(got, "cannot be changed from a conversation") {
+		t.Fatalf("unsafe key: %q", got)
+	}
+	if got := result(3); !strings.Contains(got, "from 1 to 200") {
+		t.Fatalf("out of range: %q", got)
+	}
+	if got := result(4); !strings.Contains(got, "max_tool_iterations: 50 → 20") {
+		t.Fatalf("set: %q", got)
+	}
+	if !strings.Contains(r.stdout, "Config changed: agents.defaults.max_tool_iterations: 50 → 20") {
+		t.Fatalf("user not told: %q", r.stdout)
+	}
+	after, err := config.Load(cfgPath)
+	if err != nil || after.Agents.Defaults.MaxToolIterations != 20 || after.Providers["custom"].APIKey != "sk-live-supersecret-123456" || !strings.Contains(after.Providers["custom"].APIBase, "pw@") {
+		t.Fatalf("config after: %v %+v", err, after)
+	}
+	if fi, _ := os.Stat(cfgPath); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}
+
+func TestWorkspacePersonalityIsOffered(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	dir := filepath.Join(filepath.Dir(cfgPath), "workspace", "personalities")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "pirate.md"), []byte("Talk like a pirate."), 0o644)
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "/personality")
+	if !strings.Contains(r.stdout, "pirate") || !strings.Contains(r.stdout, "concise") {
+		t.Fatalf("%+v", r)
+	}
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "/personality pirate")
+	srv.Enqueue(providertest.Text("Arr."))
+	runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello")
+	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "Talk like a pirate.") {
+		t.Fatalf("personality not in prompt:\n%s", sys)
+	}
+}
+
+func TestProviderStatusLines(t *testing.T) {
+	a := &app{}
+	if got := a.providerStatus(); got != nil {
+		t.Fatalf("no chain yet: %v", got)
+	}
+	a.health = providers.NewHealth(nil)
+	if got := a.providerStatus(); len(got) != 1 || got[0] != "Providers: no failures recorded" {
+		t.Fatalf("healthy: %v", got)
+	}
+	a.health.Failure("groq", errors.New("HTTP 429: slow down"), time.Minute)
+	got := a.providerStatus()
+	if len(got) != 1 || !strings.Contains(got[0], "Provider groq: 1 consecutive failures, cooling down 1m0s") || !strings.Contains(got[0], "slow down") {
+		t.Fatalf("failing: %v", got)
+	}
+}
+
+func TestGatewayCarriesMessagesScheduledJobsAndLastChat(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := gatewayConfig(t, srv, "42")
+	home := filepath.Dir(cfgPath)
+	// A reminder made earlier in chat 7, due now.
+	due, _ := json.Marshal([]tools.CronJob{{ID: "j1", Message: "call mom", SessionKey: "telegram:42", Channel: "telegram", ChatID: "7",
+		Next: time.Now().Add(-time.Minute), Created: time.Now().Add(-time.Hour)}})
+	os.WriteFile(filepath.Join(home, cronFile), due, 0o600)
+	srv.Enqueue(providertest.Text("Time to call mom."))
+	ch := newFakeChannel()
+	stop := startGateway(t, cfgPath, ch)
+	select {
+	case got := <-ch.got:
+		if got != "Time to call mom." {
+			t.Fatalf("scheduled reply = %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scheduled job did not fire")
+	}
+
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("message", `{"text":"working on it"}`)),
+		providertest.Text("Done."),
+	)
+	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "do it", MessageID: "5", IsDirect: true}
+	for _, want := range []string{"working on it", "Done."} {
+		select {
+		case got := <-ch.got:
+			if got != want {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %q", want)
+		}
+	}
+	stop()
+	ch.mu.Lock()
+	sent := strings.Join(ch.sent, "|")
+	ch.mu.Unlock()
+	if sent != "7: Time to call mom.|42: working on it|42: Done." {
+		t.Fatalf("sent = %s", sent)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, chatIDsFile))
+	if !strings.Contains(string(raw), `"telegram": "42"`) {
+		t.Fatalf("chat_ids.json = %s", raw)
+	}
+	if fi, err := os.Stat(filepath.Join(home, chatIDsFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("chat_ids.json mode: %v %v", fi, err)
+	}
+}
+
+// buttonChannel is a fake channel with a command menu and pickers.
+type buttonChannel struct {
+	*fakeChannel
+	mu      sync.Mutex
+	menu    []telegram.Command
+	pickers [][]telegram.Choice
+	picked  chan struct{}
+}
+
+func (b *buttonChannel) SetCommands(_ context.Context, menu []telegram.Command) error {
+	b.mu.Lock()
+	b.menu = menu
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *buttonChannel) SendPicker(_ context.Context, _, _ string, choices []telegram.Choice, _ string) error {
+	b.mu.Lock()
+	b.pickers = append(b.pickers, choices)
+	b.mu.Unlock()
+	b.picked <- struct{}{}
+	return nil
+}
+
+func TestGatewayPublishesMenuAndOffersChoicesAsButtons(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := gatewayConfig(t, srv, "42")
+	ch := &buttonChannel{fakeChannel: newFakeChannel(), picked: make(chan struct{}, 1)}
+	var logs bytes.Buffer
+	a := &app{configPath: cfgPath, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{ch}}
+	a.log = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.gateway(ctx, time.Second) }()
+	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "/personality", MessageID: "1", IsDirect: true}
+	select {
+	case <-ch.picked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no picker")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if len(ch.menu) != len(commands.All()) || ch.menu[1].Name != "model" {
+		t.Fatalf("menu = %+v", ch.menu)
+	}
+	var values []string
+	for _, c := range ch.pickers[0] {
+		values = append(values, c.Label+"="+c.Value)
+	}
+	got := strings.Join(values, ",")
+	if !strings.Contains(got, "✓ default=/personality default") || !strings.Contains(got, "concise=/personality concise") {
+		t.Fatalf("picker = %s", got)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("a command reached the model")
+	}
+}

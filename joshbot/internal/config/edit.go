@@ -1,0 +1,198 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SetFileKey sets one dotted key (such as "agents.defaults.model") in the
+// config file at path to value and writes the file atomically. It edits
+// the file's own JSON rather than saving a loaded Config, because a loaded
+// Config carries environment overrides and credentials resolved from
+// api_key_env that must never be written to disk. The edited file must
+// still parse and validate, or nothing is written.
+func SetFileKey(path, key string, value any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("config %s does not parse: %w", path, err)
+	}
+	parts := strings.Split(key, ".")
+	m := doc
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			if m[p] != nil {
+				return fmt.Errorf("config %s: %s is not an object", path, p)
+			}
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = value
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	out = append(out, '\n')
+	cfg, err := Parse(path, out)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%s not changed: %w", key, err)
+	}
+	return WriteFileAtomic(path, out)
+}
+
+// SafeKey is one setting the model may change through the config tool.
+type SafeKey struct {
+	// Key is the dotted config key.
+	Key string
+	// Help says what values are accepted.
+	Help string
+	// parse turns the model's text into the JSON value to store.
+	parse func(string) (any, error)
+}
+
+// SafeKeys are the only settings the config tool can change: limits and
+// presentation. Provider, model, workspace, credentials, allowlists and
+// anything that widens what the agent can reach are deliberately absent.
+var SafeKeys = []SafeKey{
+	{"agents.defaults.max_tool_iterations", "model calls per turn, 1 to 200", intRange(1, 200)},
+	{"agents.defaults.max_tokens", "answer length cap in tokens, 0 for none, up to 200000", intRange(0, 200000)},
+	{"agents.defaults.temperature", "sampling temperature, 0 to 2", floatRange(0, 2)},
+	{"agents.defaults.streaming", "show answers while generated: true or false", parseBool},
+	{"agents.defaults.timeout", "turn time budget, 10s to 1h, e.g. 3m", durationRange(10*time.Second, time.Hour)},
+	{"agents.defaults.repeat_limit", "identical tool calls in a row before refusing, 1 to 10", intRange(1, 10)},
+	{"agents.defaults.heal_timeouts", "\"bump\" or \"off\"", oneOf("bump", "off")},
+}
+
+// ParseSafe checks key against [SafeKeys] and value against its rule.
+func ParseSafe(key, value string) (any, error) {
+	for _, k := range SafeKeys {
+		if k.Key == key {
+			v, err := k.parse(strings.TrimSpace(value))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v (%s)", key, err, k.Help)
+			}
+			return v, nil
+		}
+	}
+	names := make([]string, len(SafeKeys))
+	for i, k := range SafeKeys {
+		names[i] = k.Key
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("%s cannot be changed from a conversation; changeable keys: %s", key, strings.Join(names, ", "))
+}
+
+func intRange(lo, hi int) func(string) (any, error) {
+	return func(s string) (any, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return nil, fmt.Errorf("%q is not a whole number from %d to %d", s, lo, hi)
+		}
+		return n, nil
+	}
+}
+
+func floatRange(lo, hi float64) func(string) (any, error) {
+	return func(s string) (any, error) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f < lo || f > hi {
+			return nil, fmt.Errorf("%q is not a number from %g to %g", s, lo, hi)
+		}
+		return f, nil
+	}
+}
+
+func parseBool(s string) (any, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not true or false", s)
+	}
+	return b, nil
+}
+
+func durationRange(lo, hi time.Duration) func(string) (any, error) {
+	return func(s string) (any, error) {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < lo || d > hi {
+			return nil, fmt.Errorf("%q is not a duration from %s to %s", s, lo, hi)
+		}
+		return d.String(), nil
+	}
+}
+
+func oneOf(vals ...string) func(string) (any, error) {
+	return func(s string) (any, error) {
+		for _, v := range vals {
+			if s == v {
+				return s, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not one of %s", s, strings.Join(vals, ", "))
+	}
+}
+
+// View is the configuration as the model may read it. It is a separate
+// type with no credential field at all, so a credential cannot reach the
+// model through it whatever the config holds.
+type View struct {
+	// Agents is the agent settings, which hold nothing secret.
+	Agents ViewAgents `json:"agents"`
+	// Providers says how each provider is reached.
+	Providers map[string]ViewProvider `json:"providers"`
+}
+
+// ViewAgents mirrors [Agents] without anything secret.
+type ViewAgents struct {
+	// Defaults is agents.defaults.
+	Defaults AgentDefaults `json:"defaults"`
+	// Profiles is agents.profiles.
+	Profiles map[string]AgentProfile `json:"profiles,omitempty"`
+}
+
+// ViewProvider says how a provider is reached, never with what.
+type ViewProvider struct {
+	// Host is the API base URL's scheme, host and path, without userinfo
+	// or query, which can carry credentials.
+	Host string `json:"api_base,omitempty"`
+	// CredentialSet reports whether a credential is configured.
+	CredentialSet bool `json:"credential_set"`
+	// CredentialEnv names the variable holding it, if any.
+	CredentialEnv string `json:"api_key_env,omitempty"`
+	// Timeout bounds one request.
+	Timeout Duration `json:"timeout,omitzero"`
+}
+
+// SafeView builds the [View] of c.
+func SafeView(c *Config) View {
+	v := View{Agents: ViewAgents{Defaults: c.Agents.Defaults, Profiles: c.Agents.Profiles}, Providers: map[string]ViewProvider{}}
+	for name, p := range c.Providers {
+		vp := ViewProvider{CredentialSet: p.APIKey != "", CredentialEnv: p.APIKeyEnv, Timeout: p.Timeout}
+		if p.APIBase != "" {
+			if u, err := url.Parse(p.APIBase); err == nil && u.Host != "" {
+				vp.Host = u.Scheme + "://" + u.Host + u.Path
+			} else {
+				vp.Host = "(unparseable)"
+			}
+		}
+		v.Providers[name] = vp
+	}
+	return v
+}

@@ -1,0 +1,177 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/joshbot/joshbot/bus"
+)
+
+// Outbox delivers messages to channels; *bus.Bus implements it.
+type Outbox interface {
+	PublishOutbound(ctx context.Context, m bus.Outbound) error
+}
+
+// DefaultMaxSendFileBytes caps one file sent with send_file. The bytes are
+// held in memory while they travel, so the cap is a memory bound; it is
+// also under every supported channel's own upload limit.
+const DefaultMaxSendFileBytes = 10 << 20
+
+// sniffLen is how much of a file decides its content type.
+const sniffLen = 512
+
+// MessagingOptions configures [RegisterMessaging]. Nil means defaults.
+type MessagingOptions struct {
+	// MaxFileBytes caps send_file; zero means DefaultMaxSendFileBytes.
+	MaxFileBytes int64
+}
+
+// ErrNoRecipient is returned by message and send_file when the turn has no
+// conversation to deliver to.
+var ErrNoRecipient = errors.New("this turn has no conversation to deliver to")
+
+// RegisterMessaging registers message and send_file on reg. Both deliver
+// to the turn's own conversation, read from the context ([WithRecipient]),
+// never from an argument, so the model cannot address anyone else.
+// send_file is confined to workspace like the filesystem tools.
+func RegisterMessaging(reg *Registry, out Outbox, workspace string, opts *MessagingOptions) error {
+	if reg == nil || out == nil {
+		return errors.New("tools: register messaging: nil registry or outbox")
+	}
+	c, err := newContained(workspace)
+	if err != nil {
+		return fmt.Errorf("tools: register messaging: %w", err)
+	}
+	limit := int64(DefaultMaxSendFileBytes)
+	if opts != nil && opts.MaxFileBytes > 0 {
+		limit = opts.MaxFileBytes
+	}
+	for _, t := range []Tool{&messageTool{out: out}, &sendFileTool{out: out, c: c, limit: limit}} {
+		if err := reg.Register(t); err != nil {
+			return fmt.Errorf("tools: register messaging: %w", err)
+		}
+	}
+	return nil
+}
+
+type messageTool struct{ out Outbox }
+
+func (*messageTool) Name() string { return "message" }
+func (*messageTool) Description() string {
+	return "Send a message to the user in this conversation right away, before your final answer (for progress or a heads-up). " +
+		"It always goes to the current conversation."
+}
+func (*messageTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the message, Markdown"}},"required":["text"]}`)
+}
+func (t *messageTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a struct {
+		Text string `json:"text"`
+	}
+	if err := decodeArgs("message", raw, &a); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(a.Text) == "" {
+		return "", missing("message", "text")
+	}
+	r, ok := RecipientFromContext(ctx)
+	if !ok {
+		return "", fmt.Errorf("message: %w", ErrNoRecipient)
+	}
+	if err := t.out.PublishOutbound(ctx, bus.Outbound{Channel: r.Channel, ChatID: r.ChatID, Text: a.Text}); err != nil {
+		return "", fmt.Errorf("message: not delivered: %w", err)
+	}
+	return fmt.Sprintf("Message delivered to this %s conversation.", r.Channel), nil
+}
+
+type sendFileTool struct {
+	out   Outbox
+	c     *contained
+	limit int64
+}
+
+func (*sendFileTool) Name() string { return "send_file" }
+func (t *sendFileTool) Description() string {
+	return fmt.Sprintf("Send a workspace file to the user in this conversation as an attachment (at most %d MiB). "+
+		"Images are shown as pictures; anything else as a document.", t.limit>>20)
+}
+func (*sendFileTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"workspace-relative path of the file"},"caption":{"type":"string","description":"optional text sent with the file"}},"required":["path"]}`)
+}
+func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Caption string `json:"caption"`
+	}
+	if err := decodeArgs("send_file", raw, &a); err != nil {
+		return "", err
+	}
+	if a.Path == "" {
+		return "", missing("send_file", "path")
+	}
+	r, ok := RecipientFromContext(ctx)
+	if !ok {
+		return "", fmt.Errorf("send_file: %w", ErrNoRecipient)
+	}
+	att, err := t.read(a.Path)
+	if err != nil {
+		return "", fmt.Errorf("send_file: %w", err)
+	}
+	msg := bus.Outbound{Channel: r.Channel, ChatID: r.ChatID, Text: a.Caption, Attachments: []bus.Attachment{att}}
+	if err := t.out.PublishOutbound(ctx, msg); err != nil {
+		return "", fmt.Errorf("send_file: not delivered: %w", err)
+	}
+	return fmt.Sprintf("Sent %s (%s, %d bytes) to this %s conversation.", att.SourcePath, att.MIME, len(att.Data), r.Channel), nil
+}
+
+// read opens p inside the workspace and reads it through that one handle:
+// the bytes that leave are the bytes of the file that passed the check,
+// and nothing later re-opens the path.
+func (t *sendFileTool) read(p string) (bus.Attachment, error) {
+	f, real, err := t.c.open(p)
+	if err != nil {
+		return bus.Attachment{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return bus.Attachment{}, fmt.Errorf("path %q: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return bus.Attachment{}, fmt.Errorf("path %q is not a regular file", p)
+	}
+	// A link swapped in between the check and the open would make the
+	// handle name a different file than the resolved path.
+	if cur, err := os.Stat(real); err != nil || !os.SameFile(fi, cur) {
+		return bus.Attachment{}, fmt.Errorf("path %q changed while it was opened; try again", p)
+	}
+	if fi.Size() > t.limit {
+		return bus.Attachment{}, fmt.Errorf("%q is %d bytes, over the %d MiB send limit", p, fi.Size(), t.limit>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, t.limit+1))
+	if err != nil {
+		return bus.Attachment{}, fmt.Errorf("read %q: %w", p, err)
+	}
+	if int64(len(data)) > t.limit {
+		return bus.Attachment{}, fmt.Errorf("%q grew past the %d MiB send limit while it was read", p, t.limit>>20)
+	}
+	head := data
+	if len(head) > sniffLen {
+		head = head[:sniffLen]
+	}
+	rel := t.c.rel(real)
+	return bus.Attachment{
+		Name:       path.Base(filepath.ToSlash(rel)),
+		MIME:       http.DetectContentType(head),
+		Data:       data,
+		SourcePath: rel,
+	}, nil
+}
