@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -151,5 +152,46 @@ func TestTerminalUnderTmux(t *testing.T) {
 	}
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("history mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// TestTerminalApprovalUnderTmux: a shell command asks for approval in the
+// middle of a turn; the answer typed at the real terminal reaches the
+// approver, not the line editor, and the conversation goes on after it.
+func TestTerminalApprovalUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath, ws := toolsConfig(t, srv, config.Tools{ShellApproval: "always", ShellSandbox: "off"})
+	os.WriteFile(filepath.Join(ws, "present.txt"), []byte("x"), 0o600)
+	srv.Enqueue(
+		providertest.ToolCalls(providertest.Call("shell", `{"command":"ls"}`)),
+		providertest.Text("listed"),
+		providertest.Text("after"),
+	)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-approve-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "80", "-y", "30", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("scripted-model>")
+	s.keys(true, "list the files")
+	s.keys(false, "Enter")
+	s.waitFor("Run it?")
+	s.keys(true, "y")
+	s.keys(false, "Enter")
+	s.waitFor("listed")
+	s.keys(true, "next")
+	s.keys(false, "Enter")
+	s.waitFor("after")
+	s.keys(false, "C-d")
+	s.waitFor("EXIT=0")
+	if res := lastToolResult(t, srv, 1); !strings.Contains(res, "present.txt") {
+		t.Fatalf("the approved command did not run: %q", res)
+	}
+	if got := srv.Requests()[2].Messages; got[len(got)-1].Content != "next" {
+		t.Fatalf("the message after the approval was %q", got[len(got)-1].Content)
 	}
 }
