@@ -55,6 +55,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		return err
 	}
 	defer rt.Close()
+	defer a.startHealthFile(ctx, rt.home)()
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err

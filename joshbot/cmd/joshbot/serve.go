@@ -54,6 +54,7 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 		return err
 	}
 	defer rt.Close()
+	defer a.startHealthFile(ctx, rt.home)()
 	defer rt.agent.Wait()
 	api := rt.cfg.API
 	if flagSet {

@@ -99,6 +99,7 @@ func (a *app) status(cmd *cobra.Command) error {
 		Profile:       a.profile,
 		Models:        []output.PreflightModel{},
 		Channels:      []output.ChannelStatus{},
+		Providers:     []output.ProviderHealth{},
 		MCPServers:    []output.MCPServerStatus{},
 		Problems:      []output.Problem{},
 	}
@@ -139,6 +140,11 @@ func (a *app) status(cmd *cobra.Command) error {
 		return a.fail(err)
 	}
 	a.runtimeState(cmd.Context(), doc, cfg, home)
+	if ph, err := readHealth(home); err == nil {
+		doc.Providers = ph
+	} else {
+		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: healthFile, Message: err.Error()})
+	}
 	doc.Ready = len(doc.Problems) == 0
 	return output.Write(a.stdout, a.format, doc)
 }

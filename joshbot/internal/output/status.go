@@ -17,8 +17,11 @@ type Status struct {
 	// Ready is true when the model chain resolves with every credential.
 	Ready bool `json:"ready"`
 	// Models are the primary model and its fallbacks, in order.
-	Models   []PreflightModel `json:"models"`
-	Channels []ChannelStatus  `json:"channels"`
+	Models []PreflightModel `json:"models"`
+	// Providers is the provider health a running gateway or API server
+	// last recorded: failures since the last success and cooldowns.
+	Providers []ProviderHealth `json:"providers"`
+	Channels  []ChannelStatus  `json:"channels"`
 	// Sessions is the number of stored conversations.
 	Sessions int          `json:"sessions"`
 	Memory   MemoryStatus `json:"memory"`
@@ -43,6 +46,18 @@ type Status struct {
 	// IncidentsError says why the incident log could not be read.
 	IncidentsError string    `json:"incidents_error,omitempty"`
 	Problems       []Problem `json:"problems"`
+}
+
+// ProviderHealth is one provider's recorded failures.
+type ProviderHealth struct {
+	Provider string `json:"provider"`
+	// Failures counts failures since the last success.
+	Failures int `json:"failures"`
+	// CoolingUntil is when the provider is tried first again, RFC 3339 in
+	// UTC; empty when it was not cooling down.
+	CoolingUntil string `json:"cooling_until,omitempty"`
+	// LastError is the last failure, redacted.
+	LastError string `json:"last_error,omitempty"`
 }
 
 // ChannelStatus is one chat channel.
@@ -93,6 +108,16 @@ func (s *Status) WriteText(w io.Writer) error {
 		}
 	} else {
 		b.WriteString("Model: none resolves\n")
+	}
+	if len(s.Providers) == 0 {
+		b.WriteString("Providers: no failures recorded\n")
+	}
+	for _, p := range s.Providers {
+		cool := "not cooling down"
+		if p.CoolingUntil != "" {
+			cool = "cooling down until " + p.CoolingUntil
+		}
+		fmt.Fprintf(&b, "Provider: %s: %d failures, %s; last: %s\n", p.Provider, p.Failures, cool, dash(p.LastError))
 	}
 	for _, c := range s.Channels {
 		state := "off"
