@@ -66,7 +66,10 @@ func migrate(data []byte, target int, steps map[int]migration) ([]byte, int, err
 // (see [LoadLenient]); every other load error stops it.
 type ValidationError struct{ Err error }
 
+// Error returns the wrapped error's message.
 func (e *ValidationError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
 // ordinary marks err as a [ValidationError].
