@@ -238,6 +238,12 @@ type Request struct {
 	// both may be empty.
 	Channel string
 	ChatID  string
+	// Images and Documents are attached to the user's message. They reach
+	// the model with this turn only: the session stores a reference to
+	// each (type, size, SHA-256), and later turns see a one-line note in
+	// its place. Nil means none.
+	Images    []providers.Image
+	Documents []providers.Document
 }
 
 // Reply is the outcome of a turn.
@@ -261,12 +267,18 @@ type Reply struct {
 // tells the user what went wrong, together with the error: a provider
 // failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
 // Whatever happens, the session keeps the user's message and every step the
-// loop completed.
+// loop completed, except for a request whose attachments are refused by
+// their content or size: that one is answered without touching the session
+// or the provider, and the error wraps [providers.ErrAttachment], as does
+// the error of a turn whose model cannot read them.
 func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if reply, err, handled := a.command(ctx, &req); handled {
+		if len(req.Images)+len(req.Documents) > 0 {
+			a.log.Info("attachments not used: the message is a slash command", "session", req.SessionKey)
+		}
 		if sink := SinkFromContext(ctx); sink != nil && reply != nil {
 			// A streaming client gets a command's answer the way it gets
 			// every answer, so no surface needs a second path for it.
@@ -274,6 +286,10 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 			sink(StreamEvent{Done: true})
 		}
 		return reply, err
+	}
+	refs, err := attachmentRefs(&req)
+	if err != nil {
+		return refusedAttachments(err), fmt.Errorf("agent: %w", err)
 	}
 	unlock := a.sessions.Lock(req.SessionKey)
 	defer unlock()
@@ -283,7 +299,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
 	}
 	now := a.now()
-	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now})
+	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now, Attachments: refs})
 	// Staged, not synced: the message must survive a failing provider or
 	// a killed process, but waiting for the disk here would delay the first
 	// token. The durable save at the end of the turn covers it.
@@ -309,7 +325,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
 	from := len(sess.Messages)
 
-	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx)}
+	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx), images: req.Images, documents: req.Documents}
 	setup.apply(t)
 	reply, runErr := t.run(ctx, system)
 	if t.sink != nil {
@@ -350,6 +366,9 @@ type turn struct {
 	// notice is the first fallback notice of the turn, which opens the
 	// reply; lastNotice keeps one notice from being shown twice.
 	notice, lastNotice string
+	// images and documents ride on the turn's user message (attach.go).
+	images    []providers.Image
+	documents []providers.Document
 }
 
 // fallback records a provider's fallback notice and shows it on the sink
@@ -390,6 +409,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	for i := range history {
 		msgs = append(msgs, toProviderMessage(&history[i]))
 	}
+	if len(history) > 0 {
+		t.currentAttachments(msgs, &history[len(history)-1])
+	}
 
 	for reply.Iterations < maxIterations {
 		reply.Iterations++
@@ -403,7 +425,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		}
 		resp, err := t.ask(ctx, req)
 		if err != nil {
-			t.providerFailed = true
+			// A refused attachment is the message's problem, not an
+			// incident of the provider.
+			t.providerFailed = !errors.Is(err, providers.ErrAttachment)
 			return t.fail(ctx, reply, err)
 		}
 		addUsage(&reply.Usage, resp.Usage)
@@ -470,6 +494,10 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 		reply.Text = "Stopped."
 		return reply, fmt.Errorf("agent: turn cancelled: %w", ctx.Err())
 	}
+	if errors.Is(err, providers.ErrAttachment) {
+		reply.Text = t.attachmentRefusal(err)
+		return reply, fmt.Errorf("agent: %w", err)
+	}
 	reply.Text = "Error: " + oneLine(err.Error())
 	return reply, fmt.Errorf("agent: %w", err)
 }
@@ -509,8 +537,9 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	}
 	// A provider chain has already retried a dead stream through its
 	// non-streaming path, fallbacks included; asking again would repeat
-	// that whole sequence.
-	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) {
+	// that whole sequence. Nor is a refused attachment worth a second
+	// try: it was refused before anything was sent.
+	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) && !errors.Is(err, providers.ErrAttachment) {
 		// Nothing reached the screen, so a plain request can redo the
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)

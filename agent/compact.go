@@ -141,7 +141,7 @@ func transcriptLine(m *memory.Message) string {
 		b.WriteString(" (" + m.Name + ")")
 	}
 	b.WriteString(": ")
-	b.WriteString(clip(m.Content, compactMaxMessageChars))
+	b.WriteString(clip(refNotes(m.Content, m.Attachments), compactMaxMessageChars))
 	for _, c := range m.ToolCalls {
 		fmt.Fprintf(&b, " [calls %s %s]", c.Name, clip(c.Arguments, 200))
 	}

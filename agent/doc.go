@@ -44,6 +44,16 @@
 // asked to stream and every text delta reaches the sink as it arrives.
 // Without a sink the turn is byte-identical to the non-streaming path.
 //
+// # Attachments
+//
+// [Request.Images] and [Request.Documents] go to the model on the user
+// message of their own turn and nowhere else. They are checked by their
+// bytes and the providers size limits before anything is stored; the
+// session keeps a memory.AttachmentRef per file, and later turns see a
+// short note in place of each. A model that cannot read them is refused by
+// the provider before any network call, and the reply says which models
+// were tried and which setting to change.
+//
 // # Commands, preferences and profiles
 //
 // A message shaped like a slash command is answered from the table in

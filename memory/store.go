@@ -40,6 +40,35 @@ type Message struct {
 	// ordinary message; KindCompaction marks the summary that stands in for
 	// the compacted start of a session.
 	Kind string `json:"kind,omitempty"`
+	// Attachments describe the images and documents the message carried,
+	// by reference only: the bytes are never stored, because session files
+	// are not redacted and resending stored media would bill it again on
+	// every later turn. Nil means none; sessions written before the field
+	// existed load unchanged.
+	Attachments []AttachmentRef `json:"attachments,omitempty"`
+}
+
+// Attachment kinds an [AttachmentRef] can carry.
+const (
+	AttachmentImage = "image"
+	AttachmentPDF   = "pdf"
+)
+
+// AttachmentRef records that a message carried an attachment without
+// keeping its bytes: enough to tell the model later that something was
+// there, and to recognise the same file if it is sent again.
+type AttachmentRef struct {
+	// Kind is AttachmentImage or AttachmentPDF.
+	Kind string `json:"kind"`
+	// Type is the MIME type decided from the bytes, such as "image/png".
+	Type string `json:"type"`
+	// Size is the length of the attachment in bytes.
+	Size int64 `json:"size"`
+	// SHA256 is the hex SHA-256 of the bytes.
+	SHA256 string `json:"sha256"`
+	// Label is the file name the sender gave, for display; empty means
+	// none was given.
+	Label string `json:"label,omitempty"`
 }
 
 // KindCompaction is the Message.Kind of a compaction record: a summary of

@@ -122,6 +122,10 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 			Channel:    inb.Channel,
 			ChatID:     inb.Conversation,
 		}
+		if refusal := a.attachInbound(&req, gatewaySpoolDir(rt.home), &inb); refusal != "" {
+			reply(ctx, inb, refusal)
+			return
+		}
 		if live, ok := byName[inb.Channel].(liveChannel); ok {
 			a.liveTurn(ctx, rt, live, inb, req)
 			return
@@ -283,7 +287,7 @@ func (a *app) enabledChannels(rt *wired) ([]channels.Channel, error) {
 		adapter, err := telegram.New(&telegram.Options{
 			Token:        token,
 			APIURL:       tg.APIURL,
-			SpoolDir:     filepath.Join(rt.home, "gateway", "spool"),
+			SpoolDir:     gatewaySpoolDir(rt.home),
 			StreamDrafts: tg.StreamDrafts,
 			Reactions:    tg.Reactions,
 			Transcriber:  voice,
