@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,15 @@ func TestReportsJSONDeterministic(t *testing.T) {
 			var doc map[string]any
 			if err := json.Unmarshal([]byte(first.stdout), &doc); err != nil {
 				t.Fatalf("not one JSON document: %v\n%s", err, first.stdout)
+			}
+			// The acceptance reads the documents with jq; where jq
+			// is installed the test does too.
+			if jq, err := exec.LookPath("jq"); err == nil {
+				cmd := exec.Command(jq, "-e", ".schema_version == 1")
+				cmd.Stdin = strings.NewReader(first.stdout)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("jq: %v\n%s", err, out)
+				}
 			}
 			if doc["schema_version"] != float64(1) {
 				t.Fatalf("schema_version = %v", doc["schema_version"])

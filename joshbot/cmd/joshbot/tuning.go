@@ -19,11 +19,13 @@ import (
 
 // tunedOps are the operations whose budgets tuning adjusts, with the
 // config field that holds each budget and the tools module's default for
-// a zero value (tools.WebSearchOptions documents them).
+// a zero value (tools.WebSearchOptions and tools.WebFetchOptions document
+// them).
 func tunedOps(w *config.Web) []tunedOp {
 	return []tunedOp{
 		{"web_code", &w.CodeTimeout, 20 * time.Second},
 		{"web_company", &w.CompanyTimeout, 20 * time.Second},
+		{"web_fetch", &w.FetchTimeout, 30 * time.Second},
 		{"web_research", &w.ResearchTimeout, 45 * time.Second},
 		{"web_search", &w.SearchTimeout, 25 * time.Second},
 	}
