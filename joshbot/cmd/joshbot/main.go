@@ -145,10 +145,10 @@ func (a *app) setupLogging() error {
 	// can carry a credential, and the log must never hold one verbatim.
 	// Lines go to stderr and, when the joshbot home exists, to
 	// joshbot.log in it.
-	var dst io.Writer = a.stderr
+	var dst io.Writer = crlfWriter{a.stderr}
 	if f := a.openLogFile(); f != nil {
 		a.logFile = f
-		dst = io.MultiWriter(a.stderr, f)
+		dst = io.MultiWriter(crlfWriter{a.stderr}, f)
 	}
 	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)

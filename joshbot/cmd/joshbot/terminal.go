@@ -150,7 +150,9 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 		if err != nil {
 			return fmt.Errorf("terminal raw mode: %w", err)
 		}
+		rawTerminal.Store(true)
 		line, err := ed.readLine(ctx, prompt)
+		rawTerminal.Store(false)
 		if rerr := term.Restore(fd, state); rerr != nil {
 			return fmt.Errorf("terminal restore: %w", rerr)
 		}
