@@ -169,7 +169,14 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 		names[i] = cand.Provider
 		labels[i] = cand.Provider + "/" + cand.Model
 	}
-	capable, err := screen(req, wireModels(c.cands), labels, c.key)
+	models := wireModels(c.cands)
+	if req.Model != "" {
+		// A conversation's own model choice replaces the primary's, so it is
+		// what must be able to read the attachments.
+		models[0] = req.Model
+		labels[0] = c.cands[0].Provider + "/" + req.Model
+	}
+	capable, err := screen(req, models, labels, c.key)
 	if err != nil {
 		return nil, err
 	}
