@@ -171,9 +171,12 @@ func TestTerminalApprovalUnderTmux(t *testing.T) {
 		providertest.ToolCalls(providertest.Call("shell", `{"command":"ls"}`)),
 		providertest.Text("listed"),
 		providertest.Text("after"),
+		providertest.Reply{Content: "too late", Delay: time.Minute},
 	)
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-approve-%d", os.Getpid())}
-	script := fmt.Sprintf("HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	// The shell around joshbot survives Ctrl-C as a login shell would,
+	// so the pane stays to be read.
+	script := fmt.Sprintf("trap : INT; HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
 	s.tmux("new-session", "-d", "-s", "t", "-x", "80", "-y", "30", "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.waitFor("scripted-model>")
@@ -186,7 +189,23 @@ func TestTerminalApprovalUnderTmux(t *testing.T) {
 	s.keys(true, "next")
 	s.keys(false, "Enter")
 	s.waitFor("after")
-	s.keys(false, "C-d")
+
+	// Ctrl-C while an answer is awaited stops that answer, not joshbot.
+	s.keys(true, "slow one")
+	s.keys(false, "Enter")
+	for deadline := time.Now().Add(15 * time.Second); len(srv.Requests()) < 4; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow turn never reached the provider:\n%s", s.screen())
+		}
+	}
+	s.keys(false, "C-c")
+	s.waitFor("(stopped)")
+	s.keys(true, "still here")
+	scr := s.waitFor("scripted-model> still here")
+	if strings.Contains(scr, "too late") || strings.Contains(scr, "EXIT=") {
+		t.Fatalf("Ctrl-C did not just stop the answer:\n%s", scr)
+	}
+	s.keys(false, "C-u", "C-d")
 	s.waitFor("EXIT=0")
 	if res := lastToolResult(t, srv, 1); !strings.Contains(res, "present.txt") {
 		t.Fatalf("the approved command did not run: %q", res)
