@@ -26,6 +26,9 @@ type proc struct {
 	stdin  *os.File
 	stdout *os.File
 	stderr *tail
+	// stderrDone is closed once everything the process wrote to stderr
+	// has been copied into the tail.
+	stderrDone chan struct{}
 
 	done    chan struct{} // closed once the process is reaped
 	waitErr error         // valid after done
@@ -67,10 +70,11 @@ func startProc(cmd *exec.Cmd) (*proc, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: 2048}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: 2048}, done: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.stderrDone)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -118,6 +122,12 @@ func (p *proc) exitReason() string {
 	why := "exited"
 	if p.waitErr != nil {
 		why = p.waitErr.Error()
+	}
+	// The last words usually explain the exit; let the copier drain the
+	// pipe, but not forever: a surviving grandchild may hold it open.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(500 * time.Millisecond):
 	}
 	if t := p.stderr.String(); t != "" {
 		why += "; stderr ends: " + t
