@@ -13,13 +13,21 @@ PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 .PHONY: mcp-servers
 
 ## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
-test: deps-telegram mcp-servers test-clients-deps fmt-check vet test-race test-standalone cross
+test: deps-telegram mcp-servers test-clients-deps deps-tmux fmt-check vet test-race test-standalone cross
 
 ## deps-telegram: the npm Bot API emulator (telegram-test-api) the Telegram tests drive, from its lock file.
 deps-telegram:
 	@if command -v npm >/dev/null 2>&1; then \
 		cd channels/telegram/testdata/emulator && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the Telegram emulator tests will be skipped"; fi
+
+## deps-tmux: tmux from Debian's packages, for the real-terminal test of `joshbot agent`.
+.PHONY: deps-tmux
+deps-tmux:
+	@if ! command -v tmux >/dev/null 2>&1; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tmux; \
+	fi
 
 ## mcp-servers: install the real MCP servers the integration tests run, from the npm
 ## registry with the committed lock file (needs node and npm).

@@ -319,3 +319,11 @@ func sortedNames[V any](m map[string]V) []string {
 func (t *turn) isTextCall(resp *providers.Response) bool {
 	return len(resp.Message.ToolCalls) == 0 && parseTextToolCalls(resp.Message.Content, t.knownTool) != nil
 }
+
+// Model returns the model the next turn of the session sessionKey uses:
+// its /model choice, else its agent profile's model, else the one chosen
+// with /model --global, else the configured model. The CLI shows it in
+// its prompt. It is safe for concurrent use.
+func (a *Agent) Model(sessionKey string) string {
+	return a.effectiveModel(a.prefsFor(sessionKey))
+}

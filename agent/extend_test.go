@@ -184,9 +184,13 @@ func TestModelOverrideSurvivesRestartForThatSessionOnly(t *testing.T) {
 	a := r.agent(t, nil)
 	r.srv.Enqueue(providertest.Text("hi"))
 	process(t, a, "cli:one", "hello")
+	before := a.Model("cli:one")
 	reply := process(t, a, "cli:one", "/model fancy-model")
 	if !strings.Contains(reply.Text, "fancy-model") {
 		t.Fatalf("/model reply = %q", reply.Text)
+	}
+	if a.Model("cli:one") != "fancy-model" || a.Model("cli:two") != before || before == "fancy-model" {
+		t.Fatalf("Model: %q after, %q other session, %q before", a.Model("cli:one"), a.Model("cli:two"), before)
 	}
 	if len(r.srv.Requests()) != 1 {
 		t.Fatal("/model must not ask the model")

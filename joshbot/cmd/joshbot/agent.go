@@ -31,6 +31,9 @@ func (a *app) agentCommand() *cobra.Command {
 			"type a message and press Enter; Ctrl-C stops a running answer; exit, quit or Ctrl-D leave.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("message") && isTerminal(a.stdin) && isTerminal(a.stdout) {
+				a.wrapTools = progressTools // tool-progress lines in the line editor
+			}
 			rt, err := a.loadRuntime()
 			if err != nil {
 				return err
@@ -92,6 +95,9 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 // same as the one-shot path, line for line.
 func (a *app) interactive(ctx context.Context, rt *wired, session string) error {
 	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
+	if tty && a.wrapTools != nil {
+		return a.interactiveTerminal(ctx, rt, session)
+	}
 	if tty {
 		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer.\n", rt.endpoint.Model, rt.endpoint.Provider)
 	}

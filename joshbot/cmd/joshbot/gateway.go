@@ -46,6 +46,7 @@ func (a *app) gatewayCommand() *cobra.Command {
 
 // gateway wires router, bus, agent and channels, and runs until ctx ends.
 func (a *app) gateway(ctx context.Context, grace time.Duration) error {
+	a.lenientConfig = true
 	// Tools report what they are doing, so a live channel can show a
 	// status line while the turn works.
 	a.wrapTools = progressTools
@@ -54,6 +55,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		return err
 	}
 	defer rt.Close()
+	defer a.startHealthFile(ctx, rt.home)()
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err

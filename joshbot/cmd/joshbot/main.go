@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -59,6 +60,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	app.closeLog()
 	if err == nil {
 		return 0
 	}
@@ -78,6 +80,7 @@ type app struct {
 	configPath string
 	logLevel   string
 	log        *slog.Logger
+	logFile    *os.File // joshbot.log under the home; nil when not open
 
 	// extraChannels are added to the gateway's channels; tests use it to
 	// run the gateway against a fake platform.
@@ -92,6 +95,14 @@ type app struct {
 	// conversations learn from one another's failures.
 	health    *providers.Health
 	wrapTools toolWrapper // set by serve to report tool progress
+	// lenientConfig lets the daemons (gateway, serve) start on defaults
+	// after an ordinary config mistake; see config.LoadLenient.
+	lenientConfig bool
+	// now is the clock of dated outputs (the drift report); nil means
+	// time.Now.
+	now func() time.Time
+	// sleep waits between device-login polls; nil means a real timer.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -119,6 +130,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
 	root.AddCommand(a.preflightCommand(), a.profilesCommand())
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
+	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand(), a.tuningCommand())
 	root.AddCommand(a.mcpCommand())
 	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
 	return root
@@ -131,7 +143,14 @@ func (a *app) setupLogging() error {
 	}
 	// Every log line passes through redaction: a tool result or an error
 	// can carry a credential, and the log must never hold one verbatim.
-	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(a.stderr), &slog.HandlerOptions{Level: lvl}))
+	// Lines go to stderr and, when the joshbot home exists, to
+	// joshbot.log in it.
+	var dst io.Writer = crlfWriter{a.stderr}
+	if f := a.openLogFile(); f != nil {
+		a.logFile = f
+		dst = io.MultiWriter(crlfWriter{a.stderr}, f)
+	}
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,9 @@ type onboardFlags struct {
 	apiKeyEnv string
 	ollamaURL string
 	sandbox   string
+	// apiKey is the key typed at the interactive onboarding; there is no
+	// flag for it, so a key never lands in shell history.
+	apiKey string
 }
 
 func (a *app) onboardCommand() *cobra.Command {
@@ -70,6 +74,7 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 		return err
 	}
 	var cfg *config.Config
+	interactive := false
 	data, err := os.ReadFile(cfgPath)
 	switch {
 	case err == nil:
@@ -84,6 +89,11 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 			fmt.Fprintln(a.stdout, hint)
 		}
 	case errors.Is(err, fs.ErrNotExist):
+		if interactive = f.provider == "" && isTerminal(a.stdin) && isTerminal(a.stdout); interactive {
+			if err := askOnboarding(bufio.NewReader(a.stdin), a.stdout, readSecretFrom(a.stdin.(*os.File)), f); err != nil {
+				return err
+			}
+		}
 		cfg, err = a.newConfig(ctx, f)
 		if err != nil {
 			return err
@@ -119,6 +129,12 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 		fmt.Fprintf(a.stdout, "Workspace %s is ready.\n", tildePath(ws))
 	}
 	fmt.Fprintln(a.stdout, `Next: joshbot agent -m "hello"   (or joshbot agent for a conversation)`)
+	if interactive {
+		// A person who answered questions gets preflight's verdict on
+		// what they chose; scripts keep the output they parse today.
+		fmt.Fprintln(a.stdout)
+		return a.preflight()
+	}
 	return nil
 }
 
@@ -150,6 +166,10 @@ func (a *app) newConfig(ctx context.Context, f *onboardFlags) (*config.Config, e
 	p := config.Provider{APIBase: f.apiBase, APIKeyEnv: f.apiKeyEnv}
 	if p.APIKeyEnv == "" && !spec.Keyless {
 		p.APIKeyEnv = spec.KeyEnv
+	}
+	if f.apiKey != "" {
+		// Typed at the prompt: kept in the 0600 config, as api_key.
+		p.APIKey, p.APIKeyEnv = f.apiKey, ""
 	}
 	if p.APIKeyEnv != "" && os.Getenv(p.APIKeyEnv) == "" {
 		return nil, fmt.Errorf("provider %s needs an API key: export %s=<your key> and run onboard again", name, p.APIKeyEnv)

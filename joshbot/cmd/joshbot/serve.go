@@ -48,11 +48,13 @@ func (a *app) serveCommand() *cobra.Command {
 
 func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error {
 	a.wrapTools = progressTools
+	a.lenientConfig = true
 	rt, err := a.loadRuntime()
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
+	defer a.startHealthFile(ctx, rt.home)()
 	defer rt.agent.Wait()
 	api := rt.cfg.API
 	if flagSet {

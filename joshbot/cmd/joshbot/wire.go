@@ -79,8 +79,15 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
+	tuner, err := bumpBudgets(cfg, home, a.log)
+	if err != nil {
+		return nil, err
+	}
 	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
 	if err != nil {
+		return nil, err
+	}
+	if reg, err = tuningTools(reg, tuner, a.log); err != nil {
 		return nil, err
 	}
 	store, lt, err := openMemory(cfg, home, ws)
@@ -211,6 +218,13 @@ func (a *app) loadStored() (*stored, error) {
 
 // loadConfig loads the config with the run's --profile applied.
 func (a *app) loadConfig(cfgPath string) (*config.Config, error) {
+	if a.lenientConfig {
+		cfg, fellBack, err := config.LoadLenient(cfgPath, &config.LoadOptions{Profile: a.profile})
+		if fellBack != nil {
+			a.log.Error("Config unusable, using defaults", "config", tildePath(cfgPath), "err", fellBack)
+		}
+		return cfg, err
+	}
 	return config.LoadWith(cfgPath, &config.LoadOptions{Profile: a.profile})
 }
 

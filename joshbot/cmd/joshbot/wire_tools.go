@@ -77,7 +77,7 @@ func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log
 		log.Debug("shell tool", "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", tc.ShellApproval)
 	}
 
-	if err := reg.Register(tools.NewWebFetch(nil)); err != nil {
+	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
 		return nil, fmt.Errorf("web_fetch: %w", err)
 	}
 	backends, err := searchBackends(&tc.Web)

@@ -48,6 +48,8 @@ type Config struct {
 	MCP MCP `json:"mcp,omitzero"`
 	// Tools configures the shell and web tools.
 	Tools Tools `json:"tools"`
+	// Tuning adjusts the web tools' timeouts from experience; see [Tuning].
+	Tuning Tuning `json:"tuning,omitzero"`
 
 	// credSources records where each entry's credential came from, keyed
 	// by the entry's config key ("providers.groq"), for preflight. It is

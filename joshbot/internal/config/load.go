@@ -96,6 +96,10 @@ func readConfigFile(path string) ([]byte, error) {
 // [Defaults]. Unknown keys are refused so a typo never silently disables a
 // setting.
 func Parse(name string, data []byte) (*Config, error) {
+	data, _, err := migrate(data, SchemaVersion, migrations)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", name, err)
+	}
 	cfg := Defaults()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -131,7 +135,7 @@ func describeJSONError(name string, data []byte, err error) error {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f)
+		return ordinary(fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f))
 	}
 	// Errors from a field's own decoder (a bad duration) carry no offset;
 	// the message names the value.
@@ -236,16 +240,16 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if d.MaxToolIterations < 0 {
-		return fmt.Errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations)
+		return ordinary(fmt.Errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations))
 	}
 	if d.MaxTokens < 0 {
-		return fmt.Errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens)
+		return ordinary(fmt.Errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens))
 	}
 	if t := d.Temperature; t != nil && (*t < 0 || *t > 2) {
-		return fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t)
+		return ordinary(fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t))
 	}
 	if err := d.validateMemory(); err != nil {
-		return err
+		return ordinary(err)
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
@@ -289,6 +293,9 @@ func (c *Config) Validate() error {
 	if err := c.validateMCP(); err != nil {
 		return err
 	}
+	if err := c.Tuning.validate(); err != nil {
+		return err
+	}
 	if err := c.Channels.validate(); err != nil {
 		return err
 	}
@@ -301,7 +308,7 @@ func (c *Config) Validate() error {
 // checkRetries keeps a retry budget within 0 to providers.MaxRetriesLimit.
 func checkRetries(key string, n *int) error {
 	if n != nil && (*n < 0 || *n > providers.MaxRetriesLimit) {
-		return fmt.Errorf("%s is %d: use 0 (fail over at once) to %d, or remove it for the default of %d", key, *n, providers.MaxRetriesLimit, providers.DefaultMaxRetries)
+		return ordinary(fmt.Errorf("%s is %d: use 0 (fail over at once) to %d, or remove it for the default of %d", key, *n, providers.MaxRetriesLimit, providers.DefaultMaxRetries))
 	}
 	return nil
 }

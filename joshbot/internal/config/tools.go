@@ -63,6 +63,8 @@ type Web struct {
 	CompanyTimeout Duration `json:"company_timeout,omitzero"`
 	// ResearchTimeout budgets web_research; zero means 45s.
 	ResearchTimeout Duration `json:"research_timeout,omitzero"`
+	// FetchTimeout bounds one web_fetch, redirects included; zero means 30s.
+	FetchTimeout Duration `json:"fetch_timeout,omitzero"`
 	// FinishReserve is kept back from a turn for the reply; zero means 5s.
 	FinishReserve Duration `json:"finish_reserve,omitzero"`
 }
@@ -128,7 +130,7 @@ func (t *Tools) validate() error {
 	for key, d := range map[string]Duration{
 		"tools.web.search_timeout": w.SearchTimeout, "tools.web.code_timeout": w.CodeTimeout,
 		"tools.web.company_timeout": w.CompanyTimeout, "tools.web.research_timeout": w.ResearchTimeout,
-		"tools.web.finish_reserve": w.FinishReserve,
+		"tools.web.finish_reserve": w.FinishReserve, "tools.web.fetch_timeout": w.FetchTimeout,
 	} {
 		if err := checkDuration(key, d); err != nil {
 			return err

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/providers"
+)
+
+// healthFile is where a running gateway or API server leaves its provider
+// health table, so `joshbot status` in another process can show failures
+// and cooldowns.
+const healthFile = "provider_health.json"
+
+// healthEvery is how often the table is checked for changes.
+const healthEvery = 5 * time.Second
+
+type healthDoc struct {
+	Providers []output.ProviderHealth `json:"providers"`
+}
+
+// healthEntries converts a snapshot taken at now into report entries with
+// absolute cooldown ends, which stay true after the file is written.
+func healthEntries(snap []providers.ProviderHealth, now time.Time) []output.ProviderHealth {
+	out := []output.ProviderHealth{}
+	for _, h := range snap {
+		e := output.ProviderHealth{Provider: h.Provider, Failures: h.ConsecutiveFailures, LastError: redact.String(h.LastError)}
+		if h.Cooldown > 0 {
+			e.CoolingUntil = now.Add(h.Cooldown).UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		if e.Failures > 0 || e.CoolingUntil != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// persistHealth writes the process's provider health to the home whenever
+// it changes, until ctx ends. Write failures are logged once per change.
+func (a *app) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
+	if a.health == nil {
+		return
+	}
+	var last []output.ProviderHealth
+	write := func() {
+		cur := healthEntries(a.health.Snapshot(), time.Now())
+		if reflect.DeepEqual(cur, last) {
+			return
+		}
+		if err := writeHealth(home, cur); err != nil {
+			a.log.Warn("provider health not saved for joshbot status", "err", err)
+		}
+		last = cur
+	}
+	write()
+	for {
+		select {
+		case <-ctx.Done():
+			write()
+			return
+		case <-tick:
+			write()
+		}
+	}
+}
+
+func writeHealth(home string, entries []output.ProviderHealth) error {
+	b, err := json.MarshalIndent(healthDoc{Providers: entries}, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(home, ".health-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(home, healthFile))
+}
+
+// readHealth returns what a running process last recorded; none when no
+// daemon has run.
+func readHealth(home string) ([]output.ProviderHealth, error) {
+	b, err := os.ReadFile(filepath.Join(home, healthFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return []output.ProviderHealth{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc healthDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON: %w", healthFile, err)
+	}
+	if doc.Providers == nil {
+		doc.Providers = []output.ProviderHealth{}
+	}
+	return doc.Providers, nil
+}
+
+// startHealthFile runs persistHealth for a daemon; the returned function
+// stops it and waits for the last write.
+func (a *app) startHealthFile(ctx context.Context, home string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	t := time.NewTicker(healthEvery)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.persistHealth(ctx, home, t.C)
+	}()
+	return func() {
+		cancel()
+		t.Stop()
+		<-done
+	}
+}
