@@ -94,13 +94,11 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 // terminals the answer streams as it is generated; otherwise output is the
 // same as the one-shot path, line for line.
 func (a *app) interactive(ctx context.Context, rt *wired, session string) error {
-	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
-	if tty && a.wrapTools != nil {
+	if isTerminal(a.stdin) && isTerminal(a.stdout) {
 		return a.interactiveTerminal(ctx, rt, session)
 	}
-	if tty {
-		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer.\n", rt.endpoint.Model, rt.endpoint.Provider)
-	}
+	// Piped or scripted input: a plain line loop, whose output is the same
+	// as the one-shot path, line for line.
 
 	stopHeartbeat := a.startHeartbeat(ctx, rt)
 	defer stopHeartbeat()
@@ -142,31 +140,15 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		}
 	}()
 
-	// The approval prompt reads its answer from the same line channel, so
-	// it never races the conversation for standard input.
-	approver := approverFor(tty, a.stdout, func(ctx context.Context) (string, error) {
-		select {
-		case l := <-lines:
-			return l, nil
-		case err := <-readErr:
-			readErr <- err // the conversation loop sees the end of input too
-			return "", err
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
+	// No human can be asked on piped input, so shell commands that need
+	// approval are refused at once rather than read from the script.
+	approver := sandbox.DenyAll
 
 	for {
-		if tty {
-			fmt.Fprint(a.stdout, "> ")
-		}
 		var line string
 		select {
 		case line = <-lines:
 		case err := <-readErr:
-			if tty {
-				fmt.Fprintln(a.stdout)
-			}
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -190,18 +172,6 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		mu.Lock()
 		cancelTurn = cancel
 		mu.Unlock()
-		streamed := false
-		if tty && rt.cfg.Agents.Defaults.Streaming {
-			turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
-				if ev.Delta != "" {
-					streamed = true
-					io.WriteString(a.stdout, ev.Delta)
-				}
-				if ev.Done && streamed {
-					io.WriteString(a.stdout, "\n")
-				}
-			})
-		}
 		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 		mu.Lock()
 		cancelTurn = nil
@@ -211,9 +181,9 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 			fmt.Fprintln(a.stderr, "(stopped)")
 			continue
 		}
-		if rerr := a.report(reply, err, streamed); rerr != nil && !tty {
+		if rerr := a.report(reply, err, false); rerr != nil {
 			// Scripted input stops at the first failure so a pipeline sees
-			// the exit code; a person at a terminal keeps the conversation.
+			// the exit code.
 			return rerr
 		}
 	}
