@@ -4,13 +4,14 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
 // stopWords are left out of TF-IDF vectors and search terms: they say
 // nothing about a topic, and "user"/"assistant" label every turn excerpt.
-var stopWords = func() map[string]bool {
+var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and are as at be but by can could did do does for from had has have he her
 	his how i if in into is it its me my no not of on or our she so than that the their them then there these they
@@ -19,7 +20,7 @@ var stopWords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // tokens calls fn with each word of s: a run of letters and digits,
 // lowercased, at least two bytes long and not a stop word. buf is scratch
@@ -27,8 +28,9 @@ var stopWords = func() map[string]bool {
 // the call unless copied.
 func tokens[T ~string | ~[]byte](s T, buf []byte, fn func(tok []byte)) []byte {
 	buf = buf[:0]
+	stop := stopWords()
 	flush := func() {
-		if len(buf) >= 2 && !stopWords[string(buf)] {
+		if len(buf) >= 2 && !stop[string(buf)] {
 			fn(buf)
 		}
 		buf = buf[:0]

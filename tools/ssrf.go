@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -29,7 +30,7 @@ type Resolver interface {
 // benchmarking and documentation networks, reserved space, IPv4-compatible
 // and discard IPv6, Teredo (which hides an arbitrary IPv4 client), the
 // local-use NAT64 prefix, documentation, ORCHID and site-local IPv6.
-var blockedPrefixes = func() []netip.Prefix {
+var blockedPrefixes = sync.OnceValue(func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
 		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "198.18.0.0/15",
@@ -40,7 +41,7 @@ var blockedPrefixes = func() []netip.Prefix {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
-}()
+})
 
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
@@ -67,7 +68,7 @@ func publicAddr(a netip.Addr) bool {
 	if !a.IsGlobalUnicast() || a.IsPrivate() {
 		return false
 	}
-	for _, p := range blockedPrefixes {
+	for _, p := range blockedPrefixes() {
 		if p.Contains(a) {
 			return false
 		}

@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -173,12 +172,12 @@ func unwrapURLErr(err error) error {
 }
 
 var (
-	reScriptStyle = regexp.MustCompile(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
-	reComment     = regexp.MustCompile(`(?s)<!--.*?-->`)
-	reBlockTag    = regexp.MustCompile(`(?i)</?(p|div|br|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\b[^>]*>`)
-	reTag         = regexp.MustCompile(`(?s)<[^>]*>`)
-	reSpaces      = regexp.MustCompile(`[ \t\f\v]+`)
-	reBlankLines  = regexp.MustCompile(`\n\s*\n+`)
+	reScriptStyle = lazyRE(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
+	reComment     = lazyRE(`(?s)<!--.*?-->`)
+	reBlockTag    = lazyRE(`(?i)</?(p|div|br|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\b[^>]*>`)
+	reTag         = lazyRE(`(?s)<[^>]*>`)
+	reSpaces      = lazyRE(`[ \t\f\v]+`)
+	reBlankLines  = lazyRE(`\n\s*\n+`)
 )
 
 // bodyText turns a response body into valid UTF-8 text, reducing HTML to
@@ -198,12 +197,12 @@ func looksHTML(s string) bool {
 }
 
 func htmlText(s string) string {
-	s = reScriptStyle.ReplaceAllString(s, " ")
-	s = reComment.ReplaceAllString(s, " ")
-	s = reBlockTag.ReplaceAllString(s, "\n")
-	s = reTag.ReplaceAllString(s, "")
+	s = reScriptStyle().ReplaceAllString(s, " ")
+	s = reComment().ReplaceAllString(s, " ")
+	s = reBlockTag().ReplaceAllString(s, "\n")
+	s = reTag().ReplaceAllString(s, "")
 	s = html.UnescapeString(s)
-	s = reSpaces.ReplaceAllString(s, " ")
-	s = reBlankLines.ReplaceAllString(s, "\n\n")
+	s = reSpaces().ReplaceAllString(s, " ")
+	s = reBlankLines().ReplaceAllString(s, "\n\n")
 	return strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -77,8 +76,8 @@ type duckDuckGo struct {
 func (d *duckDuckGo) Name() string { return "duckduckgo" }
 
 var (
-	reDDGLink    = regexp.MustCompile(`(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`)
-	reDDGSnippet = regexp.MustCompile(`(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`)
+	reDDGLink    = lazyRE(`(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`)
+	reDDGSnippet = lazyRE(`(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`)
 )
 
 func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
@@ -93,8 +92,8 @@ func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult,
 	if err != nil {
 		return nil, err
 	}
-	links := reDDGLink.FindAllStringSubmatch(body, -1)
-	snippets := reDDGSnippet.FindAllStringSubmatch(body, -1)
+	links := reDDGLink().FindAllStringSubmatch(body, -1)
+	snippets := reDDGSnippet().FindAllStringSubmatch(body, -1)
 	var out []SearchResult
 	for i, m := range links {
 		if q.Max > 0 && len(out) >= q.Max {
@@ -133,7 +132,7 @@ func ddgTarget(href string) string {
 }
 
 func cleanHTML(s string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(reTag.ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(reTag().ReplaceAllString(s, ""))), " ")
 }
 
 // ExaOptions configures [NewExa].

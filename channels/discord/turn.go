@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +56,7 @@ type Command struct {
 	Description string
 }
 
-var reCommand = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+var reCommand = lazyRE(`^[a-z0-9_-]{1,32}$`)
 
 // argsOption is the one free-text option every command takes, so
 // "/model gpt-5" can be written as the slash command model with args
@@ -72,7 +71,7 @@ const argsOption = "args"
 func (d *Discord) SetCommands(ctx context.Context, menu []Command) error {
 	cmds := make([]*discordgo.ApplicationCommand, 0, len(menu))
 	for i, c := range menu {
-		if !reCommand.MatchString(c.Name) {
+		if !reCommand().MatchString(c.Name) {
 			return fmt.Errorf("discord: command %d %q must be 1-32 lowercase letters, digits, _ or -", i, c.Name)
 		}
 		n := len([]rune(c.Description))

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -12,12 +11,12 @@ import (
 // the plain Markdown source (see sendText), so rendering never loses text.
 
 var (
-	reLink   = regexp.MustCompile(`\[([^\]\n]+)\]\(((?:https?|tg|mailto):[^\s()]+)\)`)
-	reBold   = regexp.MustCompile(`\*\*([^*\n]+?)\*\*|__([^_\n]+?)__`)
-	reItalA  = regexp.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*\n]*?[^*\s])?)\*($|[^\w*])`)
-	reItalU  = regexp.MustCompile(`(^|[^\w_])_([^_\s](?:[^_\n]*?[^_\s])?)_($|[^\w_])`)
-	reStrike = regexp.MustCompile(`~~([^~\n]+?)~~`)
-	reHead   = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*$`)
+	reLink   = lazyRE(`\[([^\]\n]+)\]\(((?:https?|tg|mailto):[^\s()]+)\)`)
+	reBold   = lazyRE(`\*\*([^*\n]+?)\*\*|__([^_\n]+?)__`)
+	reItalA  = lazyRE(`(^|[^\w*])\*([^*\s](?:[^*\n]*?[^*\s])?)\*($|[^\w*])`)
+	reItalU  = lazyRE(`(^|[^\w_])_([^_\s](?:[^_\n]*?[^_\s])?)_($|[^\w_])`)
+	reStrike = lazyRE(`~~([^~\n]+?)~~`)
+	reHead   = lazyRE(`^#{1,6}\s+(.+?)\s*#*$`)
 )
 
 // renderHTML renders one piece of Markdown. openFence, when not nil, says
@@ -63,7 +62,7 @@ func renderHTML(md string, openFence *string) string {
 			}
 			continue
 		}
-		if m := reHead.FindStringSubmatch(line); m != nil {
+		if m := reHead().FindStringSubmatch(line); m != nil {
 			flush()
 			b.WriteString("<b>" + renderInline(m[1]) + "</b>")
 			if !last {
@@ -118,18 +117,18 @@ func renderInline(s string) string {
 	b.WriteString(s)
 	s = escapeHTML(b.String()) // the NUL placeholders pass through
 
-	s = reLink.ReplaceAllStringFunc(s, func(m string) string {
-		p := reLink.FindStringSubmatch(m)
+	s = reLink().ReplaceAllStringFunc(s, func(m string) string {
+		p := reLink().FindStringSubmatch(m)
 		href := strings.ReplaceAll(p[2], `"`, "&quot;")
 		return hold(`<a href="`+href+`">`) + p[1] + hold("</a>")
 	})
-	s = reBold.ReplaceAllStringFunc(s, func(m string) string {
-		p := reBold.FindStringSubmatch(m)
+	s = reBold().ReplaceAllStringFunc(s, func(m string) string {
+		p := reBold().FindStringSubmatch(m)
 		return "<b>" + p[1] + p[2] + "</b>"
 	})
-	s = reStrike.ReplaceAllString(s, "<s>$1</s>")
-	s = reItalA.ReplaceAllString(s, "$1<i>$2</i>$3")
-	s = reItalU.ReplaceAllString(s, "$1<i>$2</i>$3")
+	s = reStrike().ReplaceAllString(s, "<s>$1</s>")
+	s = reItalA().ReplaceAllString(s, "$1<i>$2</i>$3")
+	s = reItalU().ReplaceAllString(s, "$1<i>$2</i>$3")
 	// Restore held fragments.
 	for i := len(held) - 1; i >= 0; i-- {
 		s = strings.ReplaceAll(s, fmt.Sprintf("\x00%d\x00", i), held[i])

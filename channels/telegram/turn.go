@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
@@ -88,7 +87,7 @@ type Command struct {
 	Description string
 }
 
-var reCommand = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+var reCommand = lazyRE(`^[a-z0-9_]{1,32}$`)
 
 // SetCommands publishes the command menu Telegram shows under "/". The
 // whole list is checked first; an entry Telegram would refuse is an error
@@ -96,7 +95,7 @@ var reCommand = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 func (t *Telegram) SetCommands(ctx context.Context, menu []Command) error {
 	cmds := make([]tele.Command, 0, len(menu))
 	for i, c := range menu {
-		if !reCommand.MatchString(c.Name) {
+		if !reCommand().MatchString(c.Name) {
 			return fmt.Errorf("telegram: command %d %q must be 1-32 lowercase letters, digits or underscores", i, c.Name)
 		}
 		n := len([]rune(c.Description))

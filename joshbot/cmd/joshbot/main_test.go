@@ -397,16 +397,20 @@ func TestStartupDoesNoWork(t *testing.T) {
 	lines := 0
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		// init github.com/x/y @0.1 ms, 0.002 ms clock, 64 bytes, 2 allocs
+		// f[0]  f[1]          f[2] f[3] f[4] f[5] f[6] f[7] f[8] f[9] f[10]
 		f := strings.Fields(line)
-		if len(f) < 10 || f[0] != "init" {
+		if len(f) < 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
 			continue
 		}
 		lines++
 		if !strings.HasPrefix(f[1], "github.com/joshbot/") {
 			continue
 		}
-		bytesN, _ := strconv.Atoi(f[6])
-		allocs, _ := strconv.Atoi(f[8])
+		bytesN, err1 := strconv.Atoi(f[7])
+		allocs, err2 := strconv.Atoi(f[9])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("unreadable init trace line %q", line)
+		}
 		if bytesN > 2048 || allocs > 32 {
 			t.Errorf("package %s does work at init: %d bytes in %d allocations", f[1], bytesN, allocs)
 		}

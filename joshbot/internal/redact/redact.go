@@ -20,6 +20,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Marker replaces every redacted credential.
@@ -27,10 +28,10 @@ const Marker = "[REDACTED]"
 
 var (
 	// authHeader keeps the header name, the separator and the scheme.
-	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;]+)`)
+	authHeader = lazyRE(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;]+)`)
 
 	// urlPassword matches the password of scheme://user:password@host.
-	urlPassword = regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
+	urlPassword = lazyRE(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
 )
 
 // Redactor redacts text for one home directory. The zero value redacts
@@ -53,19 +54,21 @@ func New(home string) *Redactor {
 	return r
 }
 
-var std = func() *Redactor {
+// std is the current user's redactor, built on first use so that start-up
+// does no work for it.
+var std = sync.OnceValue(func() *Redactor {
 	h, _ := os.UserHomeDir()
 	return New(h)
-}()
+})
 
 // String redacts s with the current user's home directory.
-func String(s string) string { return std.String(s) }
+func String(s string) string { return std().String(s) }
 
 // HomePath shows p with the current user's home directory as ~.
-func HomePath(p string) string { return std.HomePath(p) }
+func HomePath(p string) string { return std().HomePath(p) }
 
 // JSON redacts a JSON document with the current user's home directory.
-func JSON(doc []byte) []byte { return std.JSON(doc) }
+func JSON(doc []byte) []byte { return std().JSON(doc) }
 
 // String returns s with every credential replaced by [Marker] and the home
 // directory shown as ~.
@@ -74,8 +77,8 @@ func (r *Redactor) String(s string) string {
 	if !containsFold(s, "authorization") {
 		return r.HomePath(redactAssignmentsAndURLs(s))
 	}
-	s = authHeader.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authHeader.FindStringSubmatch(m)
+	s = authHeader().ReplaceAllStringFunc(s, func(m string) string {
+		sub := authHeader().FindStringSubmatch(m)
 		if sub[3] == Marker {
 			return m
 		}
@@ -87,7 +90,7 @@ func (r *Redactor) String(s string) string {
 func redactAssignmentsAndURLs(s string) string {
 	s = redactAssignments(s)
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
-		s = urlPassword.ReplaceAllString(s, "${1}"+Marker+"${3}")
+		s = urlPassword().ReplaceAllString(s, "${1}"+Marker+"${3}")
 	}
 	return s
 }
@@ -101,21 +104,24 @@ type vendorKey struct {
 	re      *regexp.Regexp
 }
 
-var vendorKeys = []vendorKey{
-	{"sk-", regexp.MustCompile(`sk-(?:ant-|or-v1-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`)}, // Anthropic, OpenRouter, OpenAI and compatibles
-	{"gsk_", regexp.MustCompile(`gsk_[A-Za-z0-9]{20,}`)},                                        // Groq
-	{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`)},                                     // GitHub tokens
-	{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                         // GitHub fine-grained tokens
-	{"xox", regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`)},                               // Slack tokens
-	{"xapp-", regexp.MustCompile(`xapp-[0-9]-[A-Za-z0-9\-]{10,}`)},                              // Slack app tokens
-	{"A", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},                        // AWS access key ids
-	{":AA", regexp.MustCompile(`[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`)},                            // Telegram bot tokens
-	{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_\-]{20,}`)},                                 // NVIDIA
-	{"exa_", regexp.MustCompile(`exa_[A-Za-z0-9]{20,}`)},                                        // Exa
-}
+// vendorKeys is compiled on first use, so start-up does no work for it.
+var vendorKeys = sync.OnceValue(func() []vendorKey {
+	return []vendorKey{
+		{"sk-", regexp.MustCompile(`sk-(?:ant-|or-v1-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`)}, // Anthropic, OpenRouter, OpenAI and compatibles
+		{"gsk_", regexp.MustCompile(`gsk_[A-Za-z0-9]{20,}`)},                                        // Groq
+		{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`)},                                     // GitHub tokens
+		{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                         // GitHub fine-grained tokens
+		{"xox", regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`)},                               // Slack tokens
+		{"xapp-", regexp.MustCompile(`xapp-[0-9]-[A-Za-z0-9\-]{10,}`)},                              // Slack app tokens
+		{"A", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},                        // AWS access key ids
+		{":AA", regexp.MustCompile(`[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`)},                            // Telegram bot tokens
+		{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_\-]{20,}`)},                                 // NVIDIA
+		{"exa_", regexp.MustCompile(`exa_[A-Za-z0-9]{20,}`)},                                        // Exa
+	}
+})
 
 func redactVendorKeys(s string) string {
-	for _, k := range vendorKeys {
+	for _, k := range vendorKeys() {
 		if strings.Contains(s, k.trigger) {
 			s = k.re.ReplaceAllLiteralString(s, Marker)
 		}

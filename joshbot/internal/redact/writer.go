@@ -22,7 +22,7 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer that redacts for the current user onto w.
-func NewWriter(w io.Writer) *Writer { return std.NewWriter(w) }
+func NewWriter(w io.Writer) *Writer { return std().NewWriter(w) }
 
 // NewWriter returns a Writer that redacts with r onto w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer { return &Writer{w: w, r: r} }
