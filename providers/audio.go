@@ -123,7 +123,9 @@ func (c *Client) post(ctx context.Context, model, op, contentType string, body [
 	hreq.Header.Set("Content-Type", contentType)
 	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("User-Agent", "joshbot-providers")
-	c.setAuth(hreq.Header)
+	if err := c.setAuth(ctx, hreq.Header); err != nil {
+		return nil, err
+	}
 	for k, v := range c.headers {
 		hreq.Header[k] = v
 	}

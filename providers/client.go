@@ -65,6 +65,11 @@ type ClientOptions struct {
 	// ExtraBody holds provider-specific top-level fields merged into every
 	// request body, under those of [Request.ExtraBody]. Nil means none.
 	ExtraBody map[string]any
+	// Credential, when set, supplies the bearer credential for each request
+	// instead of APIKey, for providers whose keys are short-lived tokens
+	// minted from a longer-lived one (see [CopilotTokens]). An error fails
+	// the request before anything is sent. Nil means APIKey.
+	Credential func(ctx context.Context) (string, error)
 }
 
 // Client talks to one OpenAI-compatible chat-completions endpoint. It is safe
@@ -77,6 +82,7 @@ type Client struct {
 	http     *http.Client
 	headers  http.Header
 	authHdr  string
+	cred     func(context.Context) (string, error)
 	base     *url.URL
 	style    URLStyle
 	extra    map[string]any
@@ -130,6 +136,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		http:     hc,
 		headers:  headers,
 		authHdr:  opts.AuthHeader,
+		cred:     opts.Credential,
 		base:     base,
 		style:    opts.Style,
 		extra:    opts.ExtraBody,
@@ -156,15 +163,24 @@ func (c *Client) endpointFor(model, op string) string {
 }
 
 // setAuth puts the credential on h in the provider's form.
-func (c *Client) setAuth(h http.Header) {
+func (c *Client) setAuth(ctx context.Context, h http.Header) error {
+	if c.cred != nil {
+		tok, err := c.cred(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: credential: %w", c.name, err)
+		}
+		h.Set("Authorization", "Bearer "+tok)
+		return nil
+	}
 	if c.apiKey == "" {
-		return
+		return nil
 	}
 	if c.authHdr != "" {
 		h.Set(c.authHdr, c.apiKey)
-		return
+		return nil
 	}
 	h.Set("Authorization", "Bearer "+c.apiKey)
+	return nil
 }
 
 func parseBase(base string) (*url.URL, error) {
@@ -321,7 +337,9 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 		h.Set("Accept", "application/json")
 	}
 	h.Set("User-Agent", "joshbot-providers")
-	c.setAuth(h)
+	if err := c.setAuth(ctx, h); err != nil {
+		return nil, err
+	}
 	for k, v := range c.headers {
 		h[k] = v
 	}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/telegram"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers/providertest"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -82,5 +87,44 @@ func TestStatusReportsShellConfinement(t *testing.T) {
 	r := runCLI(t, "", "--config", cfgPath, "status")
 	if r.code != 0 || !strings.Contains(r.stdout, "Shell: confined") || !strings.Contains(r.stdout, "Landlock ABI 7") {
 		t.Fatalf("%+v", r)
+	}
+}
+
+func TestCopilotLoginTokenIsExchangedBeforeUse(t *testing.T) {
+	clearProviderEnv(t)
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "token gho_fromdeviceflow" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintf(w, `{"token":"tid=copilot-session","expires_at":%d}`, time.Now().Add(time.Hour).Unix())
+	}))
+	defer gh.Close()
+	saved := copilotTokenURL
+	copilotTokenURL = gh.URL
+	t.Cleanup(func() { copilotTokenURL = saved })
+
+	srv := providertest.NewServer(t)
+	srv.RequireKey("tid=copilot-session")
+	srv.Enqueue(providertest.Text("hello from copilot"))
+	cfgPath := scriptedConfig(t, srv)
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents.Defaults.Provider = "github_copilot"
+	cfg.Providers["github_copilot"] = config.Provider{APIBase: srv.URL(), APIKey: "gho_fromdeviceflow"}
+	if err := config.Save(cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi")
+	if r.code != 0 || r.stdout != "hello from copilot\n" {
+		t.Fatalf("%+v", r)
+	}
+	if got := copilotCredential("openai", "gho_x"); got != nil {
+		t.Fatal("only github_copilot exchanges its key")
+	}
+	if got := copilotCredential("github_copilot", "tid=already-a-session"); got != nil {
+		t.Fatal("a Copilot API token must be sent as it is")
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
@@ -246,6 +248,7 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 			Style:      m.Style,
 			Headers:    m.Headers,
 			ExtraBody:  m.ExtraBody,
+			Credential: copilotCredential(m.Provider, m.APIKey),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
@@ -258,4 +261,19 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 		Logger:     a.log,
 		ModelKey:   mc.ModelKey,
 	})
+}
+
+// copilotTokenURL is where GitHub OAuth tokens are exchanged for Copilot
+// API tokens; tests point it at a fake.
+var copilotTokenURL = providers.CopilotTokenURL
+
+// copilotCredential returns, for github_copilot with a GitHub OAuth token
+// (what `joshbot auth login github-copilot` stores), a source of the
+// short-lived Copilot API tokens that token mints; for anything else nil,
+// so the key is sent as it is.
+func copilotCredential(provider, key string) func(context.Context) (string, error) {
+	if provider != "github_copilot" || !(strings.HasPrefix(key, "gh") || strings.HasPrefix(key, "github_pat_")) {
+		return nil
+	}
+	return (&providers.CopilotTokens{GitHubToken: key, URL: copilotTokenURL}).Token
 }
