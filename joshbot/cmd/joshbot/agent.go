@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -104,19 +103,14 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 	defer stopHeartbeat()
 
 	// Ctrl-C cancels the running turn; at the prompt it leaves.
-	var mu sync.Mutex
-	var cancelTurn context.CancelFunc
+	var turn runningTurn
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	quit := make(chan struct{})
 	go func() {
 		for range sigs {
-			mu.Lock()
-			c := cancelTurn
-			mu.Unlock()
-			if c != nil {
-				c()
+			if turn.stop() {
 				continue
 			}
 			close(quit)
@@ -160,22 +154,18 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 			return nil
 		}
 		text := strings.TrimSpace(line)
-		switch text {
-		case "":
+		if text == "" {
 			continue
-		case "exit", "quit", "/exit", "/quit":
+		}
+		if isExitCommand(text) {
 			return nil
 		}
 
 		turnCtx, cancel := context.WithCancel(ctx)
 		turnCtx = sandbox.WithApprover(turnCtx, approver)
-		mu.Lock()
-		cancelTurn = cancel
-		mu.Unlock()
+		turn.set(cancel)
 		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-		mu.Lock()
-		cancelTurn = nil
-		mu.Unlock()
+		turn.set(nil)
 		cancel()
 		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			fmt.Fprintln(a.stderr, "(stopped)")

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"golang.org/x/term"
 
@@ -128,18 +127,13 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 
 	// During a turn the terminal is cooked, so Ctrl-C arrives as SIGINT
 	// and stops the turn; at the prompt it arrives as a key.
-	var mu sync.Mutex
-	var cancelTurn context.CancelFunc
+	var turn runningTurn
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	go func() {
 		for range sigs {
-			mu.Lock()
-			if cancelTurn != nil {
-				cancelTurn()
-			}
-			mu.Unlock()
+			turn.stop()
 		}
 	}()
 	approver := approverFor(true, out, keys.readCookedLine)
@@ -163,18 +157,16 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 			return fmt.Errorf("read input: %w", err)
 		}
 		text := strings.TrimSpace(line)
-		switch text {
-		case "":
+		if text == "" {
 			continue
-		case "exit", "quit", "/exit", "/quit":
+		}
+		if isExitCommand(text) {
 			return nil
 		}
 
 		turnCtx, cancel := context.WithCancel(ctx)
 		turnCtx = sandbox.WithApprover(turnCtx, approver)
-		mu.Lock()
-		cancelTurn = cancel
-		mu.Unlock()
+		turn.set(cancel)
 		streamed, midLine := false, false
 		if rt.cfg.Agents.Defaults.Streaming {
 			turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
@@ -201,9 +193,7 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 			fmt.Fprintf(out, "  · %s%s\n", p.Tool, detail)
 		})
 		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-		mu.Lock()
-		cancelTurn = nil
-		mu.Unlock()
+		turn.set(nil)
 		cancel()
 		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			if midLine {
