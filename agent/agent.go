@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -300,12 +301,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	}
 	now := a.now()
 	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now, Attachments: refs})
-	// Staged, not synced: the message must survive a failing provider or
-	// a killed process, but waiting for the disk here would delay the first
-	// token. The durable save at the end of the turn covers it.
-	if err := a.sessions.Stage(sess); err != nil {
-		return nil, fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
-	}
+	// The message must survive a failing provider or a killed process, so
+	// it is written at once, but neither the disk nor even the write may
+	// delay the first token: it is staged (written, not synced) from a
+	// snapshot while the request goes out, and the turn waits for it
+	// before anything else writes the session or any tool runs. The
+	// durable save at the end of the turn covers a power cut.
+	staged := a.stage(sess)
 
 	setup, err := a.turnSetup(&req)
 	if err != nil {
@@ -321,15 +323,18 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
 	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
-	a.maybeCompact(ctx, sess)
+	a.maybeCompact(ctx, sess, staged)
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
 	from := len(sess.Messages)
 
-	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx), images: req.Images, documents: req.Documents}
+	t := &turn{a: a, sess: sess, sink: SinkFromContext(ctx), images: req.Images, documents: req.Documents, staged: staged}
 	setup.apply(t)
 	reply, runErr := t.run(ctx, system)
 	if t.sink != nil {
 		t.sink(StreamEvent{Done: true})
+	}
+	if err := staged(); err != nil && runErr == nil {
+		a.log.Warn("message not staged before the turn ended; the final save follows", "session", req.SessionKey, "err", err)
 	}
 	a.afterTurnHooks(ctx, &req, t, reply, runErr)
 	if err := a.sessions.Save(sess); err != nil {
@@ -344,11 +349,26 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	return reply, runErr
 }
 
+// stage writes a snapshot of sess (not synced) in the background and
+// returns a function that waits for the write and reports its error; it
+// may be called any number of times. Messages are only ever appended to a
+// session or the slice replaced, never changed in place, so a copy of the
+// slice header is a consistent snapshot.
+func (a *Agent) stage(sess *memory.Session) (wait func() error) {
+	snap := *sess
+	snap.Messages = slices.Clip(sess.Messages)
+	done := make(chan error, 1)
+	go func() { done <- a.sessions.Stage(&snap) }()
+	return sync.OnceValue(func() error { return <-done })
+}
+
 // turn is the state of one Process call.
 type turn struct {
 	a    *Agent
 	sess *memory.Session
-	sink Sink
+	// staged waits for the background write of the user's message.
+	staged func() error
+	sink   Sink
 	// streamed is true once any text reached the sink this turn.
 	streamed bool
 	// model is the model asked this turn; empty means a.model.
@@ -459,6 +479,13 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				reply.Text = t.notice + "\n" + reply.Text
 			}
 			return reply, nil
+		}
+		// Tools act on the world: none runs unless the message that led
+		// to it is on disk.
+		if err := t.waitStaged(); err != nil {
+			t.skip(msg.ToolCalls, "the session could not be saved")
+			reply.Text = "Error: your message could not be saved, so no tool was run: " + oneLine(err.Error())
+			return reply, fmt.Errorf("agent: save session %s: %w", t.sess.Key, err)
 		}
 		for i := range msg.ToolCalls {
 			call := &msg.ToolCalls[i]
@@ -599,6 +626,15 @@ func (t *turn) skip(calls []providers.ToolCall, why string) {
 		res := providers.Message{Role: providers.RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Function.Name, Content: "Error: not run: " + why}
 		t.record(&res)
 	}
+}
+
+// waitStaged waits for the background write of the turn's user message,
+// when there is one.
+func (t *turn) waitStaged() error {
+	if t.staged == nil {
+		return nil
+	}
+	return t.staged()
 }
 
 // record appends m to the session.

@@ -421,3 +421,36 @@ func TestInvalidSessionKeyIsRefused(t *testing.T) {
 		t.Fatal("a path-like session key was accepted")
 	}
 }
+
+// The user's message is written in the background while the request goes
+// out; when that write fails, no tool may run on the message's behalf.
+func TestUnsavedMessageRunsNoTool(t *testing.T) {
+	a, srv, store, ws := setup(t, nil)
+	if err := os.Remove(filepath.Join(ws, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("write_file", `{"path":"a.txt","content":"written"}`)))
+	// One line of a session file may not exceed memory.MaxLineBytes, so
+	// this message cannot be stored.
+	huge := strings.Repeat("x", memory.MaxLineBytes+1)
+	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:huge", Text: huge})
+	if err == nil || !strings.Contains(err.Error(), "MaxLineBytes") {
+		t.Fatalf("err = %v, want the failed save named", err)
+	}
+	if reply == nil || !strings.Contains(reply.Text, "could not be saved, so no tool was run") {
+		t.Fatalf("reply = %+v", reply)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "a.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the tool ran although the message was not saved (stat: %v)", err)
+	}
+	if got := len(srv.Requests()); got != 1 {
+		t.Fatalf("provider asked %d times, want once", got)
+	}
+	sess, err := store.Load("cli:huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.Messages) != 0 {
+		t.Fatalf("stored %d messages of a turn that could not be saved", len(sess.Messages))
+	}
+}

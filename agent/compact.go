@@ -51,7 +51,11 @@ func estimateTokens(msgs []memory.Message) int {
 // maybeCompact compacts sess when it is over the threshold. A failure is
 // logged and the turn goes on: the request is still bounded by the history
 // window, and the next turn will try again.
-func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session) {
+//
+// settle waits for any write of the session still in flight; it is called
+// before compaction saves the session, so the older write cannot land
+// after it.
+func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session, settle func() error) {
 	if a.compactionThreshold < 0 {
 		return
 	}
@@ -69,6 +73,7 @@ func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session) {
 		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
 		return
 	}
+	_ = settle() // a failed write is reported at the end of the turn
 	n, err := a.compact(ctx, sess)
 	switch {
 	case errors.Is(err, errNothingToCompact):

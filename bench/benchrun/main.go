@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -29,16 +30,46 @@ func main() {
 	out := flag.String("out", "bench", "directory for report.md, report.json and report.svg")
 	n := flag.Int("n", 25, "runs per scenario")
 	skipGo := flag.Bool("skip-go-bench", false, "leave out the go test benchmarks")
+	only := flag.String("only", "", "comma-separated parts to run, of process, gateway, serve and go (default: all); the report then holds only those")
 	flag.Parse()
+	parts, err := parseParts(*only)
+	if err != nil {
+		log.Fatalf("benchrun: -only: %v", err)
+	}
+	if *skipGo {
+		delete(parts, "go")
+	}
 	if *n < 3 {
 		log.Fatal("benchrun: -n must be at least 3 for a median and a range to mean anything")
 	}
-	if err := run(*root, *out, *n, !*skipGo); err != nil {
+	if err := run(*root, *out, *n, parts); err != nil {
 		log.Fatalf("benchrun: %v", err)
 	}
 }
 
-func run(root, out string, n int, goBench bool) error {
+// allParts are the parts of the suite -only can choose from.
+var allParts = []string{"process", "gateway", "serve", "go"}
+
+// parseParts reads -only: empty means every part.
+func parseParts(only string) (map[string]bool, error) {
+	parts := map[string]bool{}
+	if strings.TrimSpace(only) == "" {
+		for _, p := range allParts {
+			parts[p] = true
+		}
+		return parts, nil
+	}
+	for _, p := range strings.Split(only, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(allParts, p) {
+			return nil, fmt.Errorf("unknown part %q; choose from %s", p, strings.Join(allParts, ", "))
+		}
+		parts[p] = true
+	}
+	return parts, nil
+}
+
+func run(root, out string, n int, parts map[string]bool) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -100,6 +131,9 @@ func run(root, out string, n int, goBench bool) error {
 		}},
 	}
 	for _, sc := range scenarios {
+		if !parts["process"] {
+			break
+		}
 		log.Printf("measuring %s ×%d", sc.name, n)
 		var wall, rss []float64
 		for i := 0; i < n+1; i++ {
@@ -116,24 +150,27 @@ func run(root, out string, n int, goBench bool) error {
 		rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: wall})
 		rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: rss})
 	}
-	if hasCommand(bin, "gateway") {
+	if parts["gateway"] && hasCommand(bin, "gateway") {
 		runs := max(n/5, 3)
 		log.Printf("measuring idle gateway ×%d", runs)
-		var rss []float64
+		var rss, anon []float64
 		for i := 0; i < runs; i++ {
-			r, err := idleRSS(bin, []string{"--config", textCfg, "gateway"}, 2*time.Second)
+			r, an, err := idleRSS(bin, []string{"--config", textCfg, "gateway"}, idleSettle)
 			if err != nil {
 				return fmt.Errorf("idle gateway: %w", err)
 			}
-			rss = append(rss, r)
+			rss, anon = append(rss, r), append(anon, an)
 		}
 		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss})
+		rep.add(Figure{Name: "idle gateway RSS, no channels: anonymous part", Unit: "MiB", Samples: anon})
 
 		tgBin := filepath.Join(tmp, "faketg")
 		if err := goBuild(root, tgBin, "./bench/faketg", "-s -w"); err != nil {
 			return err
 		}
-		tgURL, stopTG, err := startFake(tgBin)
+		// Long polls come back every second, so the figure includes the
+		// pages each poll cycle touches.
+		tgURL, stopTG, err := startFake(tgBin, "-hold", "1s")
 		if err != nil {
 			return err
 		}
@@ -148,17 +185,18 @@ func run(root, out string, n int, goBench bool) error {
 			return err
 		}
 		log.Printf("measuring idle gateway with Telegram ×%d", runs)
-		rss = nil
+		rss, anon = nil, nil
 		for i := 0; i < runs; i++ {
-			r, err := idleRSS(bin, []string{"--config", tgCfg, "gateway"}, 3*time.Second)
+			r, an, err := idleRSS(bin, []string{"--config", tgCfg, "gateway"}, idleSettle)
 			if err != nil {
 				return fmt.Errorf("idle gateway with telegram: %w", err)
 			}
-			rss = append(rss, r)
+			rss, anon = append(rss, r), append(anon, an)
 		}
 		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: 12, Samples: rss})
+		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled: anonymous part", Unit: "MiB", Samples: anon})
 	}
-	if hasCommand(bin, "serve") {
+	if parts["serve"] && hasCommand(bin, "serve") {
 		log.Printf("measuring serve streaming ×%d", n*4)
 		if err := measureServe(rep, bin, textCfg, textURL, n*4); err != nil {
 			return err
@@ -172,7 +210,7 @@ func run(root, out string, n int, goBench bool) error {
 			rep.Missing = append(rep.Missing, Missing{Name: missing.name, Why: missing.why})
 		}
 	}
-	if goBench {
+	if parts["go"] {
 		figs, err := runGoBenchmarks(root)
 		if err != nil {
 			return err
@@ -253,30 +291,47 @@ func measure(bin string, args []string) (time.Duration, float64, error) {
 	return wall, peakRSS(cmd.ProcessState), nil
 }
 
+// idleSettle is how long an idle gateway runs before its memory is read:
+// past start-up and the release of start-up pages that follows it a
+// second later, into the steady state an idle gateway keeps.
+const idleSettle = 5 * time.Second
+
 // idleRSS starts a long-running command, lets it settle, reads its
-// resident set size from /proc, and stops it with SIGTERM.
-func idleRSS(bin string, args []string, settle time.Duration) (float64, error) {
+// resident set size and the anonymous (heap, stacks, data) part of it
+// from /proc in MiB, and stops it with SIGTERM.
+func idleRSS(bin string, args []string, settle time.Duration) (rss, anon float64, err error) {
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Signal(syscall.SIGTERM)
 	time.Sleep(settle)
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
 	if err != nil {
-		return 0, fmt.Errorf("read RSS: %w (stderr: %s)", err, stderr.Bytes())
+		return 0, 0, fmt.Errorf("read RSS: %w (stderr: %s)", err, stderr.Bytes())
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+	rss, okRSS := statusKiB(string(b), "VmRSS:")
+	anon, okAnon := statusKiB(string(b), "RssAnon:")
+	if !okRSS || !okAnon {
+		return 0, 0, fmt.Errorf("no VmRSS or RssAnon in /proc/%d/status", cmd.Process.Pid)
+	}
+	return rss / 1024, anon / 1024, nil
+}
+
+// statusKiB reads one "Name:   123 kB" line of a /proc status file.
+func statusKiB(status, name string) (float64, bool) {
+	for _, line := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
 			var kib float64
-			fmt.Sscanf(strings.TrimSpace(v), "%f", &kib)
-			return kib / 1024, nil
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%f", &kib); err == nil {
+				return kib, true
+			}
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc status")
+	return 0, false
 }
 
 func hasCommand(bin, name string) bool {

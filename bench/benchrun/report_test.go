@@ -82,3 +82,33 @@ func TestReportMarksTargetsAndDrawsEveryRow(t *testing.T) {
 		t.Fatalf("want one green and one red bar, got %+v", doc.Rects)
 	}
 }
+
+func TestStatusKiB(t *testing.T) {
+	status := "Name:\tjoshbot\nVmPeak:\t  1000 kB\nVmRSS:\t    4668 kB\nRssAnon:\t    2112 kB\nRssFile:\t    2556 kB\n"
+	if v, ok := statusKiB(status, "VmRSS:"); !ok || v != 4668 {
+		t.Errorf("VmRSS = %v, %v; want 4668", v, ok)
+	}
+	if v, ok := statusKiB(status, "RssAnon:"); !ok || v != 2112 {
+		t.Errorf("RssAnon = %v, %v; want 2112", v, ok)
+	}
+	if _, ok := statusKiB(status, "RssShmem:"); ok {
+		t.Error("found a line that is not there")
+	}
+	if _, ok := statusKiB("VmRSS:\tlots kB\n", "VmRSS:"); ok {
+		t.Error("accepted a value that is not a number")
+	}
+}
+
+func TestParseParts(t *testing.T) {
+	all, err := parseParts("")
+	if err != nil || len(all) != len(allParts) {
+		t.Fatalf(`parseParts("") = %v, %v; want every part`, all, err)
+	}
+	some, err := parseParts("serve, go")
+	if err != nil || len(some) != 2 || !some["serve"] || !some["go"] {
+		t.Fatalf(`parseParts("serve, go") = %v, %v`, some, err)
+	}
+	if _, err := parseParts("serve,disk"); err == nil || !strings.Contains(err.Error(), `"disk"`) {
+		t.Fatalf("an unknown part was not named in the error: %v", err)
+	}
+}

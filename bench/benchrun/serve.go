@@ -76,7 +76,11 @@ func startServe(bin, cfg string) (string, func(), error) {
 // ttfb sends one streamed chat request and returns the time to the first
 // byte of the body and to the end of the stream.
 func ttfb(client *http.Client, url, key, user string) (first, total time.Duration, err error) {
-	body := `{"model":"bench","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"` + user + `"}`
+	return ttfbBody(client, url, key, `{"model":"bench","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"`+user+`"}`)
+}
+
+// ttfbBody is ttfb with the request body given.
+func ttfbBody(client *http.Client, url, key, body string) (first, total time.Duration, err error) {
 	req, err := http.NewRequestWithContext(context.Background(), "POST", url+"/chat/completions", strings.NewReader(body))
 	if err != nil {
 		return 0, 0, err
@@ -117,9 +121,32 @@ func percentile(xs []float64, p float64) float64 {
 	return s[i]
 }
 
+// lastUpstreamRequest fetches from fakellm the body of the newest chat
+// request it was sent.
+func lastUpstreamRequest(client *http.Client, upstream string) (string, error) {
+	resp, err := client.Get(strings.TrimSuffix(upstream, "/v1") + "/v1/last-request")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("fakellm last-request: HTTP %d: %s", resp.StatusCode, b)
+	}
+	return string(b), nil
+}
+
 // measureServe reports joshbot serve's streaming time-to-first-byte
 // overhead over the upstream's (p50 and p99, sequential requests) and its
 // throughput at a fixed concurrency.
+//
+// The upstream is timed on the very request joshbot sends it (system
+// prompt, history, tool definitions), replayed from fakellm's record, so
+// the overhead is joshbot's own work: the upstream's reading of a larger
+// body is the upstream's time, as it would be with a real provider.
 func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 	if err := editConfig(cfg, func(doc map[string]any) {
 		obj(doc, "api")["api_keys"] = []string{benchKey}
@@ -134,19 +161,28 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 	defer stop()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var up, jb []float64
-	for i := 0; i < n+5; i++ {
-		u, _, err := ttfb(client, upstream, "", "bench")
-		if err != nil {
-			return fmt.Errorf("upstream: %w", err)
+	const warm = 5
+	var replay string
+	for i := 0; i < n+warm; i++ {
+		if i == warm {
+			if replay, err = lastUpstreamRequest(client, upstream); err != nil {
+				return err
+			}
+		}
+		if i >= warm {
+			u, _, err := ttfbBody(client, upstream, "", replay)
+			if err != nil {
+				return fmt.Errorf("upstream: %w", err)
+			}
+			up = append(up, u.Seconds()*1000)
 		}
 		j, _, err := ttfb(client, url+"/v1", benchKey, fmt.Sprint("seq-", i))
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		if i < 5 {
+		if i < warm {
 			continue // warm connections and caches
 		}
-		up = append(up, u.Seconds()*1000)
 		jb = append(jb, j.Seconds()*1000)
 	}
 	over := func(p float64) []float64 { return []float64{max(percentile(jb, p)-percentile(up, p), 0)} }

@@ -15,11 +15,16 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
+
+// LastRequestPath answers GET with the raw body of the newest chat
+// completions request.
+const LastRequestPath = "/v1/last-request"
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
@@ -30,7 +35,11 @@ func main() {
 
 	h := providertest.NewHandler()
 	h.RecordRequests(false)
+	// The body of the newest chat request, so the bench can time this
+	// server on exactly what joshbot sends it.
+	var lastBody atomic.Pointer[[]byte]
 	h.SetFallback(func(r providertest.Request) providertest.Reply {
+		lastBody.Store(&r.Raw)
 		last := r.Messages[len(r.Messages)-1]
 		if *tool != "" && last.Role == providers.RoleUser {
 			return providertest.ToolCalls(providertest.Call(*tool, *args))
@@ -42,7 +51,18 @@ func main() {
 		log.Fatalf("fakellm: -addr %s: %v", *addr, err)
 	}
 	fmt.Printf("http://%s/v1\n", ln.Addr())
-	srv := &http.Server{Handler: h}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("GET "+LastRequestPath, func(w http.ResponseWriter, _ *http.Request) {
+		b := lastBody.Load()
+		if b == nil {
+			http.Error(w, "fakellm: no chat request yet", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(*b)
+	})
+	srv := &http.Server{Handler: mux}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

@@ -18,6 +18,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	hold := flag.Duration("hold", 0, "answer each long poll after at most this long (0: the poll's own timeout), so an idle measurement sees poll cycles")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -35,8 +36,12 @@ func main() {
 				Timeout int `json:"timeout"`
 			}
 			json.NewDecoder(r.Body).Decode(&p)
+			wait := time.Duration(p.Timeout) * time.Second
+			if *hold > 0 {
+				wait = min(wait, *hold)
+			}
 			select {
-			case <-time.After(time.Duration(p.Timeout) * time.Second):
+			case <-time.After(wait):
 			case <-r.Context().Done():
 				return
 			}

@@ -101,6 +101,8 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		}()
 	}
 	a.log.Info("gateway running", "channels", names)
+	idle := a.idler()
+	go idle.Run(ctx)
 
 	reply := func(ctx context.Context, inb channels.Inbound, text string) {
 		err := b.PublishOutbound(ctx, bus.Outbound{Channel: inb.Channel, ChatID: inb.Conversation, ReplyTo: inb.MessageID, Text: text})
@@ -116,6 +118,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		byName[ch.Name()] = ch
 	}
 	handle := func(ctx context.Context, inb channels.Inbound) {
+		defer idle.Busy()()
 		record(inb.Channel, inb.Conversation)
 		req := agent.Request{
 			SessionKey: inb.Channel + ":" + inb.Principal,

@@ -91,8 +91,12 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 	if !bound.IP.IsLoopback() {
 		a.log.Warn("the API is reachable from other machines over plain HTTP; put it behind TLS or set api.listen to 127.0.0.1", "listen", bound.String())
 	}
+	idle := a.idler()
 	hs := &http.Server{
-		Handler:           srv,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer idle.Busy()()
+			srv.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies are small except audio; a minute covers 25 MiB on a slow
 		// link. Streams set their own write deadlines, so there is no
@@ -112,6 +116,7 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	go idle.Run(ctx)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
