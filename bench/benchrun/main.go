@@ -197,8 +197,10 @@ func run(root, out string, n int, parts map[string]bool) error {
 		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled: anonymous part", Unit: "MiB", Samples: anon})
 	}
 	if parts["serve"] && hasCommand(bin, "serve") {
-		log.Printf("measuring serve streaming ×%d", n*4)
-		if err := measureServe(rep, bin, textCfg, textURL, n*4); err != nil {
+		// A p99 needs hundreds of samples to be more than the worst one
+		// or two; sequential turns take a few milliseconds each.
+		log.Printf("measuring serve streaming ×%d", n*16)
+		if err := measureServe(rep, bin, textCfg, textURL, n*16); err != nil {
 			return err
 		}
 	}
