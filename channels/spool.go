@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Attachment kinds: a coarse class of content, decided by [KindForMime].
@@ -171,4 +173,51 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// SweepSpool removes from the spool directory dir the files SaveToSpool
+// made that were last written more than maxAge before now, and any
+// interrupted upload (".incoming-*") as old. Nothing else in dir is
+// touched. A missing directory is an empty spool. It returns how many
+// files it removed; it goes on past a file it cannot remove and reports
+// the first such error.
+//
+// Files are content-addressed and shared by every message that carried
+// the same bytes, and a message waits in the durable inbox while the
+// gateway is down, so a spool file cannot be removed when one turn ends.
+// A gateway sweeps instead, with maxAge well past the time a message
+// waits once the gateway runs.
+func SweepSpool(dir string, maxAge time.Duration, now time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sweep spool %s: %w", dir, err)
+	}
+	removed := 0
+	var first error
+	for _, e := range entries {
+		name := e.Name()
+		ours := strings.HasPrefix(name, ".incoming-")
+		if !ours {
+			hash, ext, _ := strings.Cut(name, ".")
+			ours = len(hash) == 64 && isHex(hash) && ext != "" && len(ext) <= 8 && isAlnum(ext)
+		}
+		if !ours || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) <= maxAge {
+			continue // gone already, or still fresh
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if first == nil {
+				first = fmt.Errorf("sweep spool %s: %w", dir, err)
+			}
+			continue
+		}
+		removed++
+	}
+	return removed, first
 }

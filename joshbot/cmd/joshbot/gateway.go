@@ -103,6 +103,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	a.log.Info("gateway running", "channels", names)
 	idle := a.idler()
 	go idle.Run(ctx)
+	go a.sweepSpool(ctx, gatewaySpoolDir(rt.home))
 
 	reply := func(ctx context.Context, inb channels.Inbound, text string) {
 		err := b.PublishOutbound(ctx, bus.Outbound{Channel: inb.Channel, ChatID: inb.Conversation, ReplyTo: inb.MessageID, Text: text})

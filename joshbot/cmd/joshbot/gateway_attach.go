@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/channels"
@@ -76,4 +78,32 @@ func readSpooled(spool, id string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("spool id %q: %w", id, errAttachmentTooLarge)
 	}
 	return data, nil
+}
+
+// Inbound media is kept in the spool for spoolMaxAge and swept every
+// spoolSweepEvery, the first sweep one period after start, once any
+// backlog the durable inbox held is answered.
+const (
+	spoolMaxAge     = 24 * time.Hour
+	spoolSweepEvery = time.Hour
+)
+
+// sweepSpool removes old inbound media from the spool until ctx ends.
+func (a *app) sweepSpool(ctx context.Context, dir string) {
+	t := time.NewTicker(spoolSweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			n, err := channels.SweepSpool(dir, spoolMaxAge, now)
+			if err != nil {
+				a.log.Warn("spool sweep incomplete", "dir", dir, "err", err)
+			}
+			if n > 0 {
+				a.log.Info("spool swept", "removed", n, "older_than", spoolMaxAge.String())
+			}
+		}
+	}
 }

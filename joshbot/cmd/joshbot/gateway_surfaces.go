@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
@@ -20,7 +19,7 @@ import (
 func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 	var out []channels.Channel
 	cfg := rt.cfg
-	spool := filepath.Join(rt.home, "gateway", "spool")
+	spool := gatewaySpoolDir(rt.home)
 	if dc := cfg.Channels.Discord; dc.Enabled {
 		token, err := dc.DiscordToken()
 		if err != nil {
