@@ -161,7 +161,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 			}
 			rss, anon = append(rss, r), append(anon, an)
 		}
-		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss})
+		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss, Note: idleNote})
 		rep.add(Figure{Name: "idle gateway RSS, no channels: anonymous part", Unit: "MiB", Samples: anon})
 
 		tgBin := filepath.Join(tmp, "faketg")
@@ -193,7 +193,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 			}
 			rss, anon = append(rss, r), append(anon, an)
 		}
-		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: 12, Samples: rss})
+		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: 12, Samples: rss, Note: idleNote})
 		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled: anonymous part", Unit: "MiB", Samples: anon})
 	}
 	if parts["serve"] && hasCommand(bin, "serve") {
@@ -297,6 +297,9 @@ func measure(bin string, args []string) (time.Duration, float64, error) {
 // past start-up and the release of start-up pages that follows it a
 // second later, into the steady state an idle gateway keeps.
 const idleSettle = 5 * time.Second
+
+// idleNote goes with the idle figures in the report.
+const idleNote = "5 s after start; start-up pages of the executable unmapped after 1 s, see README “Measure it”"
 
 // idleRSS starts a long-running command, lets it settle, reads its
 // resident set size and the anonymous (heap, stacks, data) part of it
