@@ -1,35 +1,58 @@
-# syntax=docker/dockerfile:1
 # Multi-stage build of a static joshbot binary.
 #
 #   docker build -t joshbot .                      # default: small Alpine runtime with a shell for the shell tool
 #   docker build --target minimal -t joshbot:min . # nothing but the binary and CA certificates
 #
-# Both run as an unprivileged user and keep all state in the /data volume.
+# Both run as an unprivileged user (uid/gid 65532) and keep all state in the /data volume.
+#
+# Mirrors and air-gapped builds: the base images and the Go module proxy are build arguments,
+# and no stage installs packages, so a build needs nothing but those two images and the modules.
+#
+#   --build-arg GO_IMAGE=registry.example/library/golang:1.26        build stage (Go toolchain, CA bundle)
+#   --build-arg RUNTIME_IMAGE=registry.example/library/alpine:3.20   default runtime (needs /bin/sh)
+#   --build-arg GOPROXY=https://goproxy.example                      Go module proxy of the build stage
+#
+# deploy/docker-check.sh (make docker-check) builds both targets and verifies them.
+#
+# No "# syntax=" line on purpose: it would make BuildKit fetch a frontend image from Docker Hub
+# on every build; the frontend built into the engine handles everything used here.
 
-FROM golang:1.26 AS build
+ARG GO_IMAGE=golang:1.26
+ARG RUNTIME_IMAGE=alpine:3.20
+
+FROM ${GO_IMAGE} AS build
 WORKDIR /src
 COPY . .
+# Unset or empty: Go's default proxy.
+ARG GOPROXY
 ARG VERSION=dev
+# /out/state/data becomes /data: COPY of a directory copies its contents into a destination it
+# creates with mode 0755, so the parent is copied to keep /data's own owner and 0700 mode.
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/joshbot ./joshbot/cmd/joshbot \
- && mkdir -p /out/data && chown 65532:65532 /out/data && chmod 0700 /out/data
+ && mkdir -p /out/state/data && chown 65532:65532 /out/state/data && chmod 0700 /out/state/data
 
 # minimal: the static binary alone. The shell tool has no shell to run here.
 FROM scratch AS minimal
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=build /out/joshbot /joshbot
-COPY --from=build --chown=65532:65532 /out/data /data
+COPY --from=build /out/state/ /
 ENV JOSHBOT_HOME=/data HOME=/data
 USER 65532:65532
+WORKDIR /data
 VOLUME ["/data"]
 ENTRYPOINT ["/joshbot"]
 CMD ["agent"]
 
-# default: the same binary on Alpine, so the agent's shell tool has a shell.
-FROM alpine:3.20
-RUN apk add --no-cache ca-certificates \
- && adduser -D -H -u 65532 -h /data joshbot
+# default: the same binary on Alpine, so the agent's shell tool has a shell (and BusyBox's
+# ls, cat, grep). The CA bundle comes from the build stage, as in minimal, and the user is
+# written into /etc/passwd directly, so this stage needs only /bin/sh from its base: no
+# package repository, and any base with a POSIX shell can stand in for Alpine.
+FROM ${RUNTIME_IMAGE} AS default
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+RUN { grep -q '^[^:]*:[^:]*:65532:' /etc/passwd || echo 'joshbot:x:65532:65532:joshbot:/data:/sbin/nologin' >> /etc/passwd; } \
+ && { grep -q '^[^:]*:[^:]*:65532:' /etc/group || echo 'joshbot:x:65532:' >> /etc/group; }
 COPY --from=build /out/joshbot /usr/local/bin/joshbot
-COPY --from=build --chown=65532:65532 /out/data /data
+COPY --from=build /out/state/ /
 ENV JOSHBOT_HOME=/data HOME=/data
 USER 65532:65532
 WORKDIR /data

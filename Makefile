@@ -87,6 +87,27 @@ cross:
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot; \
 	done
 
+## docker-check: build both Docker targets (default, minimal) for real and verify each image:
+## version, non-root user, static binary, onboard into the /data volume, size. Not part of test:
+## it needs a Docker engine (or root and dockerd: a private one is started) and, where Docker Hub
+## is unreachable, builds local stand-ins for the base images (see deploy/docker-check.sh).
+.PHONY: docker-check deps-docker
+docker-check: deps-docker
+	bash deploy/docker-check.sh
+
+## deps-docker: Debian's docker.io when no engine answers and no dockerd is installed, and
+## debootstrap for the stand-in build image (apt systems only).
+deps-docker:
+	@SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	if command -v apt-get >/dev/null 2>&1; then \
+		pkgs=; \
+		if ! docker info >/dev/null 2>&1 && ! command -v dockerd >/dev/null 2>&1; then pkgs="docker.io"; fi; \
+		command -v debootstrap >/dev/null 2>&1 || pkgs="$$pkgs debootstrap"; \
+		if [ -n "$$pkgs" ]; then \
+			$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$pkgs; \
+		fi; \
+	fi
+
 ## release: static, stripped, versioned binaries for every platform, with SHA-256 sums, in ./dist.
 release:
 	@set -e; rm -rf dist; mkdir -p dist; for p in $(PLATFORMS); do \
