@@ -110,6 +110,14 @@ func TestPublicAddr(t *testing.T) {
 		{"2002:c0a8:101::1", false},
 		{"2001:db8::1", false},
 		{"ff02::1", false},
+		{"::7f00:1", false},             // IPv4-compatible loopback
+		{"2606:4700::1111%eth0", false}, // a zone names a local interface
+		{"64:ff9b:1::808:808", false},   // local-use NAT64
+		{"192.88.99.1", false},          // 6to4 relay anycast
+		{"2001:0:4136:e378::1", false},  // Teredo
+		{"2001:10::1", false},           // ORCHID
+		{"3fff::1", false},              // documentation
+		{"fec0::1", false},              // site-local
 	} {
 		if got := channels.PublicAddr(netip.MustParseAddr(tt.ip)); got != tt.public {
 			t.Errorf("PublicAddr(%s) = %v, want %v", tt.ip, got, tt.public)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -71,58 +72,75 @@ func checkDialAddress(address string) error {
 	return nil
 }
 
-// nonPublic lists the ranges that are not reachable public unicast beyond
-// what netip's own predicates cover.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("198.51.100.0/24"), // documentation
-	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("100::/64"),        // discard
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("2001::/32"),       // Teredo: tunnels to an embedded address
-	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
-}
-
-// embeddedV4 lists IPv6 ranges that carry an IPv4 address a gateway will
-// reach on the caller's behalf, and where in the address it sits.
-var embeddedV4 = []struct {
-	prefix netip.Prefix
-	offset int
-}{
-	{netip.MustParsePrefix("64:ff9b::/96"), 12},  // NAT64
-	{netip.MustParsePrefix("64:ff9b:1::/48"), 6}, // local-use NAT64
-	{netip.MustParsePrefix("2002::/16"), 2},      // 6to4
-}
+// addrTables are the ranges netip's predicates do not already cover, built
+// on first use rather than at init.
+//
+// This is a copy of sandbox.PublicAddr's tables: channels may import only
+// bus, so it cannot share them. joshbot/internal/archtest checks that
+// [PublicAddr] and sandbox.PublicAddr agree on a corpus of addresses;
+// change both together.
+var addrTables = sync.OnceValue(func() (t struct {
+	blocked          []netip.Prefix
+	nat64, sixToFour netip.Prefix
+}) {
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // shared address space (carrier-grade NAT)
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation
+		"192.88.99.0/24",  // 6to4 relay anycast
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation
+		"203.0.113.0/24",  // documentation
+		"240.0.0.0/4",     // reserved, and broadcast
+		"::/96",           // IPv4-compatible (deprecated), and :: and ::1
+		"64:ff9b:1::/48",  // local-use NAT64: translated by a site's own gateway
+		"100::/64",        // discard
+		"2001::/32",       // Teredo: tunnels to an IPv4 client hidden in the address
+		"2001:2::/48",     // benchmarking
+		"2001:10::/28",    // ORCHID (deprecated)
+		"2001:20::/28",    // ORCHIDv2
+		"2001:db8::/32",   // documentation
+		"3fff::/20",       // documentation
+		"5f00::/16",       // segment routing SIDs
+		"fec0::/10",       // site-local (deprecated)
+	} {
+		t.blocked = append(t.blocked, netip.MustParsePrefix(s))
+	}
+	t.nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	t.sixToFour = netip.MustParsePrefix("2002::/16")
+	return t
+})
 
 // PublicAddr reports whether ip is a public unicast address: not loopback,
-// private, link-local (cloud metadata lives there), multicast,
-// unspecified, reserved, documentation, carrier-grade NAT, and not an IPv6
-// form that embeds a non-public IPv4 address (mapped, NAT64, 6to4).
+// private, link-local (cloud metadata lives there), multicast, broadcast,
+// unspecified, reserved, benchmarking, documentation, carrier-grade NAT,
+// Teredo or deprecated space, and without a zone (a zone names a local
+// interface). An IPv6 address that carries an IPv4 one (IPv4-mapped,
+// NAT64 64:ff9b::/96, 6to4 2002::/16) is judged by the IPv4 address
+// inside, since that is where the packets end up. It is safe for
+// concurrent use.
 func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap().WithZone("")
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() ||
-		ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
+	if ip.Zone() != "" {
 		return false
 	}
-	for _, p := range nonPublic {
-		if p.Contains(ip) {
-			return false
+	ip = ip.Unmap()
+	t := addrTables()
+	if ip.Is6() {
+		b := ip.As16()
+		switch {
+		case t.nat64.Contains(ip):
+			return PublicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		case t.sixToFour.Contains(ip):
+			return PublicAddr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
 		}
 	}
-	if ip.Is6() {
-		for _, e := range embeddedV4 {
-			if e.prefix.Contains(ip) {
-				b := ip.As16()
-				v4 := netip.AddrFrom4([4]byte(b[e.offset : e.offset+4]))
-				if !PublicAddr(v4) {
-					return false
-				}
-			}
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() {
+		return false
+	}
+	for _, p := range t.blocked {
+		if p.Contains(ip) {
+			return false
 		}
 	}
 	return true

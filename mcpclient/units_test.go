@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/netip"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 )
@@ -244,30 +246,34 @@ func (o oneByte) Read(p []byte) (int, error) {
 	return o.r.Read(p[:1])
 }
 
-func TestPublicAddr(t *testing.T) {
-	for _, tt := range []struct {
-		ip   string
-		want bool
-	}{
-		{"93.184.216.34", true},
-		{"2606:4700::1111", true},
-		{"127.0.0.1", false},
-		{"10.1.2.3", false},
-		{"172.16.0.1", false},
-		{"192.168.1.1", false},
-		{"169.254.169.254", false},
-		{"100.64.0.1", false},
-		{"0.0.0.0", false},
-		{"::1", false},
-		{"fe80::1", false},
-		{"fc00::1", false},
-		{"::ffff:127.0.0.1", false},
-		{"64:ff9b::a00:1", false},
-		{"224.0.0.1", false},
-		{"255.255.255.255", false},
-	} {
-		if got := publicAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
-			t.Errorf("publicAddr(%s) = %v, want %v", tt.ip, got, tt.want)
-		}
+// TestHTTPClientRefusesPrivate: without allow_private the client's dialer
+// refuses a loopback server at the socket, with an error that matches the
+// module's sentinel and names the setting; with it, the same server
+// answers.
+func TestHTTPClientRefusesPrivate(t *testing.T) {
+	var hits atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer ts.Close()
+
+	c := newHTTPClient(false, nil)
+	defer closeIdle(c)
+	resp, err := c.Get(ts.URL)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("reached a loopback server without allow_private")
+	}
+	if !errors.Is(err, ErrPrivateAddress) || !strings.Contains(err.Error(), "allow_private") || hits.Load() != 0 {
+		t.Fatalf("err = %v, hits = %d; want ErrPrivateAddress naming allow_private and no request", err, hits.Load())
+	}
+
+	open := newHTTPClient(true, nil)
+	defer closeIdle(open)
+	resp, err = open.Get(ts.URL)
+	if err != nil {
+		t.Fatalf("allow_private: %v", err)
+	}
+	resp.Body.Close()
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("allow_private: server saw %d requests, want 1", n)
 	}
 }

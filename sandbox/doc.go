@@ -1,7 +1,8 @@
 // Package sandbox runs untrusted commands with as little reach as the host
 // allows. It is a leaf module with no dependency on the rest of joshbot, so
 // any Go program that executes commands on behalf of someone else can import
-// it.
+// it. It also holds the address policy that keeps connections made on
+// someone else's behalf off loopback and the local network.
 //
 // # Quick start
 //
@@ -44,6 +45,16 @@
 // deny-by-default Seatbelt profile ([SeatbeltProfile]) is applied through
 // /usr/bin/sandbox-exec. Where neither exists, [New] returns
 // [ErrUnsupported]; [Probe] reports what the system offers.
+//
+// # Public addresses
+//
+// [PublicAddr] is the one rule for which addresses something that came
+// from outside (a URL in a tool call, an MCP server's URL) may make this
+// program connect to: public unicast only, with IPv6 forms that carry an
+// IPv4 address judged by the address inside. [DialControl] applies it to
+// the socket just before connect(2), after every lookup and redirect, so
+// neither DNS rebinding nor a redirect gets past it; its refusals wrap
+// [ErrNonPublicAddress]. [DescribeAddr] says why an address was refused.
 //
 // # Approval
 //

@@ -54,7 +54,8 @@
 // resolves to, a loopback, private, link-local or otherwise non-public
 // address is refused before the request, and again at dial time against
 // the address actually connected to, which covers redirects and DNS
-// rebinding. [RegisterWebSearch] adds web_search and its aliases, falling
+// rebinding. The rule is sandbox.PublicAddr, the one the MCP client's
+// HTTP servers obey too. [RegisterWebSearch] adds web_search and its aliases, falling
 // back across [SearchBackend]s (DuckDuckGo by default, Exa when
 // configured).
 package tools

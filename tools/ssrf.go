@@ -9,71 +9,23 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // ErrBlockedAddress marks a URL or connection refused because it leads to
-// a loopback, private, link-local or otherwise non-public address.
-var ErrBlockedAddress = errors.New("address is not public")
+// a loopback, private, link-local or otherwise non-public address. It is
+// [sandbox.ErrNonPublicAddress], the sentinel of the policy web_fetch
+// applies, so errors.Is matches either name.
+var ErrBlockedAddress = sandbox.ErrNonPublicAddress
 
 // Resolver looks up a host's addresses. *net.Resolver implements it; tests
 // substitute answers that change between calls, as a rebinding DNS server
 // would.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
-
-// blockedPrefixes are ranges that are not reachable on the public
-// Internet or that reach infrastructure: shared address space, the
-// benchmarking and documentation networks, reserved space, IPv4-compatible
-// and discard IPv6, Teredo (which hides an arbitrary IPv4 client), the
-// local-use NAT64 prefix, documentation, ORCHID and site-local IPv6.
-var blockedPrefixes = sync.OnceValue(func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "198.18.0.0/15",
-		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4",
-		"::/96", "100::/64", "2001::/32", "2001:10::/28", "2001:20::/28", "2001:db8::/32", "3fff::/20",
-		"64:ff9b:1::/48", "fec0::/10",
-	} {
-		out = append(out, netip.MustParsePrefix(s))
-	}
-	return out
-})
-
-var (
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour = netip.MustParsePrefix("2002::/16")
-)
-
-// publicAddr reports whether a is an ordinary public unicast address.
-// An IPv6 address that embeds an IPv4 one (mapped, NAT64, 6to4) is judged
-// by the IPv4 address inside, since that is where the packets end up.
-func publicAddr(a netip.Addr) bool {
-	if a.Zone() != "" {
-		return false
-	}
-	a = a.Unmap()
-	if a.Is6() {
-		b := a.As16()
-		switch {
-		case nat64.Contains(a):
-			return publicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		case sixToFour.Contains(a):
-			return publicAddr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
-	}
-	if !a.IsGlobalUnicast() || a.IsPrivate() {
-		return false
-	}
-	for _, p := range blockedPrefixes() {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseHostIP reads host as an IP address in any form a C resolver would
@@ -164,10 +116,7 @@ func newSSRFGuard(r Resolver) *ssrfGuard {
 }
 
 func (g *ssrfGuard) permitted(ap netip.AddrPort) bool {
-	if g.allow != nil && g.allow(ap) {
-		return true
-	}
-	return publicAddr(ap.Addr())
+	return g.allowed(ap) || sandbox.PublicAddr(ap.Addr())
 }
 
 // checkURL is the up-front check of a URL about to be fetched.
@@ -200,7 +149,7 @@ func (g *ssrfGuard) checkURL(ctx context.Context, u *url.URL) error {
 	}
 	if a, ok := parseHostIP(host); ok {
 		if !g.permitted(netip.AddrPortFrom(a, uint16(pn))) {
-			return fmt.Errorf("%w: %s is %s", ErrBlockedAddress, host, describeAddr(a))
+			return fmt.Errorf("%w: %s is %s", ErrBlockedAddress, host, sandbox.DescribeAddr(a))
 		}
 		return nil
 	}
@@ -216,7 +165,7 @@ func (g *ssrfGuard) checkURL(ctx context.Context, u *url.URL) error {
 	}
 	for _, a := range addrs {
 		if !g.permitted(netip.AddrPortFrom(a, uint16(pn))) {
-			return fmt.Errorf("%w: %s resolves to %s (%s)", ErrBlockedAddress, host, a, describeAddr(a))
+			return fmt.Errorf("%w: %s resolves to %s (%s)", ErrBlockedAddress, host, a, sandbox.DescribeAddr(a))
 		}
 	}
 	return nil
@@ -250,7 +199,7 @@ func (g *ssrfGuard) dialContext(ctx context.Context, network, addr string) (net.
 	}
 	for _, a := range addrs {
 		if !g.permitted(netip.AddrPortFrom(a, uint16(pn))) {
-			return nil, fmt.Errorf("%w: %s resolved to %s (%s) when connecting", ErrBlockedAddress, host, a, describeAddr(a))
+			return nil, fmt.Errorf("%w: %s resolved to %s (%s) when connecting", ErrBlockedAddress, host, a, sandbox.DescribeAddr(a))
 		}
 	}
 	var last error
@@ -265,33 +214,12 @@ func (g *ssrfGuard) dialContext(ctx context.Context, network, addr string) (net.
 }
 
 // control runs on the socket just before connect(2): the last look at the
-// address, after every resolution and redirect.
-func (g *ssrfGuard) control(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: cannot parse %q", ErrBlockedAddress, address)
-	}
-	if !g.permitted(ap) {
-		return fmt.Errorf("%w: refusing to connect to %s (%s)", ErrBlockedAddress, ap, describeAddr(ap.Addr()))
-	}
-	return nil
+// address, after every resolution and redirect. It is sandbox's check with
+// the guard's allow hook, read at each dial so a test may set it late.
+func (g *ssrfGuard) control(network, address string, c syscall.RawConn) error {
+	return sandbox.DialControl(g.allowed)(network, address, c)
 }
 
-func describeAddr(a netip.Addr) string {
-	u := a.Unmap()
-	switch {
-	case u.IsLoopback():
-		return "loopback"
-	case u.IsUnspecified():
-		return "unspecified"
-	case u.IsPrivate():
-		return "a private address"
-	case u.IsLinkLocalUnicast():
-		return "link-local (cloud metadata lives here)"
-	case u.IsMulticast() || u.IsLinkLocalMulticast() || u.IsInterfaceLocalMulticast():
-		return "multicast"
-	case !publicAddr(a):
-		return "not a public address"
-	}
-	return "public"
+func (g *ssrfGuard) allowed(ap netip.AddrPort) bool {
+	return g.allow != nil && g.allow(ap)
 }

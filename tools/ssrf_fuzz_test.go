@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"net/url"
 	"testing"
+
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // FuzzCheckURL: no URL panics the up-front check, and whatever it admits
@@ -22,10 +24,10 @@ func FuzzCheckURL(f *testing.F) {
 		if g.checkURL(context.Background(), u) != nil {
 			return
 		}
-		if a, ok := parseHostIP(u.Hostname()); ok && !publicAddr(a) {
+		if a, ok := parseHostIP(u.Hostname()); ok && !sandbox.PublicAddr(a) {
 			t.Fatalf("%q admitted, but %s is not public", raw, a)
 		}
-		if a, err := netip.ParseAddr(u.Hostname()); err == nil && !publicAddr(a) {
+		if a, err := netip.ParseAddr(u.Hostname()); err == nil && !sandbox.PublicAddr(a) {
 			t.Fatalf("%q admitted, but %s is not public", raw, a)
 		}
 	})
