@@ -104,3 +104,42 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A turn reads its session's sidecar and a session that may not exist yet
+// while its own staged write holds the session's lock: neither read may
+// wait for that lock.
+func TestReadsDoNotWaitForAWriter(t *testing.T) {
+	s := newTestStore(t)
+	const key = "api:reader"
+	if err := s.UpdateMeta(key, func(m *Meta) { m.ModelOverride = "m1" }); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := s.lockKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	done := make(chan error, 1)
+	go func() {
+		m, err := s.LoadMeta(key)
+		if err == nil && m.ModelOverride != "m1" {
+			err = fmt.Errorf("LoadMeta model = %q, want m1", m.ModelOverride)
+		}
+		if err == nil {
+			var sess *Session
+			sess, err = s.Load("api:not-yet")
+			if err == nil && len(sess.Messages) != 0 {
+				err = fmt.Errorf("Load of a missing session = %d messages", len(sess.Messages))
+			}
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("LoadMeta or Load of a missing session waited for the session's writer lock")
+	}
+}

@@ -57,6 +57,19 @@ func (s *Store) LoadMeta(key string) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Sidecars are only ever replaced by an atomic rename, so one that
+	// reads whole and parses needs no lock; a turn reads its session's
+	// sidecar while the session file is being written, and must not wait
+	// for that. Only a sidecar that fails to read or parse takes the lock,
+	// since quarantining it moves it.
+	if b, err := os.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
+		return &Meta{}, nil
+	} else if err == nil {
+		var m Meta
+		if json.Unmarshal(b, &m) == nil {
+			return &m, nil
+		}
+	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("memory: load meta %q: %w", key, err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -221,6 +222,13 @@ func (s *Store) Load(key string) (*Session, error) {
 	path, err := s.Path(key)
 	if err != nil {
 		return nil, err
+	}
+	// A session that does not exist yet needs no lock: files only ever
+	// appear by an atomic rename, so this is the same answer a reader
+	// holding the lock would get just before that rename. It spares the
+	// first turn of every conversation the lock file's creation.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return &Session{Key: key}, nil
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {

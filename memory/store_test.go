@@ -107,6 +107,16 @@ func TestLoadMissing(t *testing.T) {
 	if keys, _ := s.Keys(); len(keys) != 0 {
 		t.Errorf("Load created a session: %v", keys)
 	}
+	// Nothing at all is written for a session that does not exist, not
+	// even its lock file.
+	path, _ := s.Path("api:nobody")
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("Load of a missing session left %s behind", e.Name())
+	}
 }
 
 func TestInvalidKeyRejected(t *testing.T) {

@@ -220,8 +220,8 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if parts["serve"] && hasCommand(bin, "serve") {
 		// A p99 needs hundreds of samples to be more than the worst one
 		// or two; sequential turns take a few milliseconds each.
-		log.Printf("measuring serve streaming ×%d", n*16)
-		if err := measureServe(rep, bin, textCfg, textURL, n*16); err != nil {
+		log.Printf("measuring serve streaming: %d rounds ×%d", serveRounds, n*8)
+		if err := measureServe(rep, bin, textCfg, textURL, n*8); err != nil {
 			return err
 		}
 	}
