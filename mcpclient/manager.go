@@ -66,6 +66,31 @@ type Options struct {
 	// RestartDelay is the wait before restarting a server that stopped;
 	// zero means [DefaultRestartDelay].
 	RestartDelay time.Duration
+	// OnWithdraw, when set, is called once for each server whose tools
+	// were offered and have stopped working for the rest of the manager's
+	// life: it was revoked (its tool list changed mid-session or across
+	// its restart) or it failed for good (it stopped again after its one
+	// restart, its restart failed, or its tools could not be re-read).
+	// It is not called for a restart in progress, for servers that were
+	// never trusted, or by [Manager.Close]. A program that registered the
+	// tools unregisters them here, so the model is no longer offered tools
+	// that can only fail. It runs on a goroutine of the manager with no
+	// lock held, possibly concurrently for different servers; it should
+	// return promptly. Nil means no notice.
+	OnWithdraw func(Withdrawal)
+}
+
+// Withdrawal is the notice [Options.OnWithdraw] receives.
+type Withdrawal struct {
+	// Server is the server's name.
+	Server string
+	// State is [StateRevoked] or [StateFailed].
+	State State
+	// Reason is the reason [Manager.Status] shows, naming what to do.
+	Reason string
+	// Tools are the names of the tools that were offered,
+	// mcp__<server>__<tool>, sorted.
+	Tools []string
 }
 
 // Manager owns a set of MCP server connections and the processes behind
@@ -74,11 +99,12 @@ type Options struct {
 // stops and reaps everything on [Manager.Close]. The zero value is not
 // usable; call [NewManager]. A Manager is safe for concurrent use.
 type Manager struct {
-	trust     *TrustStore
-	log       *slog.Logger
-	environ   []string
-	handshake time.Duration
-	delay     time.Duration
+	trust      *TrustStore
+	log        *slog.Logger
+	environ    []string
+	handshake  time.Duration
+	delay      time.Duration
+	onWithdraw func(Withdrawal)
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
 
@@ -97,7 +123,7 @@ func NewManager(opts *Options) *Manager {
 	if opts != nil {
 		o = *opts
 	}
-	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, after: time.After}
+	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, onWithdraw: o.OnWithdraw, after: time.After}
 	if m.log == nil {
 		m.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -280,6 +306,10 @@ type server struct {
 	early    int
 	restarts int
 	closing  bool
+	// offered names the tools handed out while trusted, for the
+	// withdrawal notice; withdrawn is set once that notice is due.
+	offered   []string
+	withdrawn bool
 }
 
 // attempt is one connection to a server: a process or an HTTP session.
@@ -377,6 +407,13 @@ func (s *server) adopt(a *attempt, st State, reason string) bool {
 		return false
 	}
 	s.cur, s.state, s.reason = a, st, reason
+	if st == StateTrusted && s.offered == nil {
+		s.offered = make([]string, 0, len(s.tools))
+		for _, t := range s.tools {
+			s.offered = append(s.offered, t.name)
+		}
+		sort.Strings(s.offered)
+	}
 	if s.early == a.gen {
 		s.startCheck(a)
 	}
@@ -399,13 +436,37 @@ func (s *server) refuse(a *attempt, st State, reason, approved string) {
 	a.close()
 }
 
+// setFailed records that the server could not be (re)started; a server
+// whose tools were offered before is withdrawn.
 func (s *server) setFailed(reason string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closing {
+		s.mu.Unlock()
 		return
 	}
 	s.state, s.reason = StateFailed, reason
+	w := s.withdrawLocked()
+	s.mu.Unlock()
+	s.notify(w)
+}
+
+// withdrawLocked marks the server's offered tools as gone for good and
+// returns the notice to send once s.mu is released: nil when its tools
+// were never offered, the notice was already sent, the manager is closing
+// or no one listens. s.mu is held.
+func (s *server) withdrawLocked() *Withdrawal {
+	if s.offered == nil || s.withdrawn || s.closing || s.m.onWithdraw == nil {
+		return nil
+	}
+	s.withdrawn = true
+	return &Withdrawal{Server: s.cfg.Name, State: s.state, Reason: s.reason, Tools: slices.Clone(s.offered)}
+}
+
+// notify sends w, if any, to [Options.OnWithdraw]. s.mu must not be held.
+func (s *server) notify(w *Withdrawal) {
+	if w != nil {
+		s.m.onWithdraw(*w)
+	}
 }
 
 // dial starts one connection: process or HTTP session, handshake, and the
@@ -549,8 +610,10 @@ func (s *server) ended(a *attempt) {
 	}
 	if s.restarts >= 1 {
 		s.state, s.reason = StateFailed, "stopped again after its one restart ("+why+"): restart joshbot to try again"
+		w := s.withdrawLocked()
 		s.mu.Unlock()
 		s.logger().Error("mcp server stopped again; giving up", "why", why)
+		s.notify(w)
 		return
 	}
 	s.restarts++
@@ -603,12 +666,14 @@ func (s *server) revokeChanged(a *attempt, man Manifest, when string) {
 	s.manifest, s.hash = man, h
 	s.views, s.tools = s.buildTools(man)
 	s.cur = nil
+	w := s.withdrawLocked()
 	s.mu.Unlock()
 	if err := s.m.trust.Revoke(s.cfg.Name, h); err != nil {
 		s.logger().Error("recording revocation", "err", err)
 	}
 	s.logger().Warn("mcp server manifest changed; approval revoked", "when", when, "diff", d)
 	a.close()
+	s.notify(w)
 }
 
 // listChanged handles notifications/tools/list_changed from connection
@@ -673,9 +738,11 @@ func (s *server) recheck(a *attempt) {
 		case err != nil:
 			s.mu.Lock()
 			s.state, s.reason, s.cur = StateFailed, "could not re-read its tools after it announced a change: "+err.Error(), nil
+			w := s.withdrawLocked()
 			s.mu.Unlock()
 			s.logger().Error("mcp server tools/list after list_changed failed", "err", err)
 			a.close()
+			s.notify(w)
 		case man.Hash() != s.hash:
 			s.revokeChanged(a, man, "mid-session")
 		}
@@ -740,11 +807,20 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
-	if s.state != StateTrusted || s.cur == nil {
+	switch {
+	case s.state == StateRevoked:
+		return nil, fmt.Errorf("%w: mcp server %q was revoked: %s", errGone, s.cfg.Name, s.reason)
+	case s.state == StateFailed:
+		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, s.reason)
+	case s.state != StateTrusted || s.cur == nil:
 		return nil, fmt.Errorf("mcp server %q is %s: %s", s.cfg.Name, s.state, s.reason)
 	}
 	return s.cur, nil
 }
+
+// errGone marks a call to a server that will not serve again in this
+// process; [Tool.Execute] names the tool in front of it.
+var errGone = errors.New("is no longer available")
 
 func short(h string) string {
 	if len(h) > 12 {

@@ -43,9 +43,13 @@ func (t *Tool) Server() string { return t.s.cfg.Name }
 // timeout. The result comes back fenced as untrusted tool output and capped
 // at [MaxResult] characters; a result the server marks as an error comes
 // back the same way, as the error. A server that is not running (revoked,
-// restarting, failed, stopped) yields an error saying which and why.
+// restarting, failed, stopped) yields an error saying which and why; a
+// revoked or failed one says the tool is no longer available.
 func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
 	a, err := t.s.ready(ctx)
+	if errors.Is(err, errGone) {
+		return "", fmt.Errorf("tool %s %w", t.name, err)
+	}
 	if err != nil {
 		return "", err
 	}
