@@ -20,6 +20,10 @@ var ErrUnknownTool = errors.New("unknown tool")
 // not a JSON object.
 var ErrBadArguments = errors.New("malformed tool arguments")
 
+// ErrRemovedTool is returned by [Registry.Execute] for a tool taken out
+// with [Registry.Unregister]; the message carries the reason given there.
+var ErrRemovedTool = errors.New("is no longer available")
+
 // ErrDuplicateTool is returned by [Registry.Register] when a tool of the same
 // name is already registered. Refusing duplicates is what keeps a tool from
 // an outside source from shadowing a built-in.
@@ -46,7 +50,10 @@ func validName(name string) bool {
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]Tool
-	// defs caches Definitions; nil after any registration.
+	// removed holds the reason each unregistered tool went away, so a
+	// model that calls one from memory learns why.
+	removed map[string]string
+	// defs caches Definitions; nil after any registration or removal.
 	defs []Definition
 }
 
@@ -75,8 +82,42 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("tools: register %q: %w", name, ErrDuplicateTool)
 	}
 	r.tools[name] = t
+	delete(r.removed, name)
 	r.defs = nil
 	return nil
+}
+
+// Unregister takes the named tools out, so [Registry.Definitions] stops
+// offering them from its next call, and reports how many were registered.
+// Names not registered are ignored. A later [Registry.Execute] of a removed
+// name fails with [ErrRemovedTool] and reason, which should say why the
+// tool went and what brings it back; an empty reason says only that it was
+// removed. A call already running is not interrupted. Registering the name
+// again makes it an ordinary tool. Unregister exists for tools whose source
+// went away while the program runs, such as an MCP server whose approval
+// was revoked.
+func (r *Registry) Unregister(reason string, names ...string) int {
+	if reason == "" {
+		reason = "it was removed"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, name := range names {
+		if _, ok := r.tools[name]; !ok {
+			continue
+		}
+		delete(r.tools, name)
+		if r.removed == nil {
+			r.removed = make(map[string]string)
+		}
+		r.removed[name] = reason
+		n++
+	}
+	if n > 0 {
+		r.defs = nil
+	}
+	return n
 }
 
 // Get returns the tool called name, if any.
@@ -139,12 +180,19 @@ func (r *Registry) Definitions() []Definition {
 }
 
 // Execute runs the tool called name with args. An unknown name wraps
-// [ErrUnknownTool] and lists the tools that exist; arguments that are not a
+// [ErrUnknownTool] and lists the tools that exist; a name taken out with
+// [Registry.Unregister] wraps [ErrRemovedTool] with its reason; arguments that are not a
 // JSON object wrap [ErrBadArguments]. Empty arguments are treated as {}, as
 // several models send "" for a tool without parameters.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	t, ok := r.Get(name)
-	if !ok {
+	r.mu.RLock()
+	t, ok := r.tools[name]
+	why, gone := r.removed[name]
+	r.mu.RUnlock()
+	switch {
+	case gone:
+		return "", fmt.Errorf("tool %s %w: %s", name, ErrRemovedTool, why)
+	case !ok:
 		return "", fmt.Errorf("%w %q; available tools: %s", ErrUnknownTool, name, strings.Join(r.Names(), ", "))
 	}
 	trimmed := bytes.TrimSpace(args)

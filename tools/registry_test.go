@@ -181,3 +181,98 @@ func TestRegistryConcurrent(t *testing.T) {
 		t.Fatalf("Len %d, Definitions %d, want 16", r.Len(), len(r.Definitions()))
 	}
 }
+
+func TestRegistryUnregister(t *testing.T) {
+	r := NewRegistry()
+	for _, n := range []string{"keep", "mcp__s__a", "mcp__s__b"} {
+		if err := r.Register(&fakeTool{name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := r.Definitions()
+	if n := r.Unregister("mcp server s was revoked", "mcp__s__a", "mcp__s__b", "never_registered"); n != 2 {
+		t.Fatalf("Unregister reported %d removed, want 2", n)
+	}
+	var names []string
+	for _, d := range r.Definitions() {
+		names = append(names, d.Function.Name)
+	}
+	if got := strings.Join(names, ","); got != "keep" {
+		t.Fatalf("definitions after Unregister: %s, want keep", got)
+	}
+	if len(before) != 3 {
+		t.Fatalf("the slice handed out before was changed: %d entries", len(before))
+	}
+	if _, ok := r.Get("mcp__s__a"); ok || r.Len() != 1 {
+		t.Fatalf("Get found a removed tool; Len %d", r.Len())
+	}
+
+	for _, tt := range []struct {
+		name, want string
+		is         error
+	}{
+		{"mcp__s__a", "tool mcp__s__a is no longer available: mcp server s was revoked", ErrRemovedTool},
+		{"never_registered", `unknown tool "never_registered"; available tools: keep`, ErrUnknownTool},
+	} {
+		out, err := r.Execute(context.Background(), tt.name, nil)
+		if !errors.Is(err, tt.is) || err.Error() != tt.want || out != "" {
+			t.Errorf("Execute(%s) = %q, %v; want error %q", tt.name, out, err, tt.want)
+		}
+	}
+	if out, err := r.Execute(context.Background(), "keep", nil); err != nil || out != "ran keep" {
+		t.Fatalf("the remaining tool: %q %v", out, err)
+	}
+
+	// Nothing to remove leaves the cache alone; an empty reason still says
+	// something.
+	defs := r.Definitions()
+	if n := r.Unregister("again", "mcp__s__a"); n != 0 {
+		t.Fatalf("second Unregister removed %d", n)
+	}
+	if again := r.Definitions(); &again[0] != &defs[0] {
+		t.Fatal("Definitions was rebuilt though nothing was removed")
+	}
+	r.Unregister("", "keep")
+	if _, err := r.Execute(context.Background(), "keep", nil); err == nil || err.Error() != "tool keep is no longer available: it was removed" {
+		t.Fatalf("empty reason: %v", err)
+	}
+
+	// Registering the name again makes it an ordinary tool.
+	if err := r.Register(&fakeTool{name: "mcp__s__a"}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := r.Execute(context.Background(), "mcp__s__a", nil); err != nil || out != "ran mcp__s__a" {
+		t.Fatalf("re-registered: %q %v", out, err)
+	}
+}
+
+func TestRegistryUnregisterConcurrent(t *testing.T) {
+	r := NewRegistry()
+	for i := range 32 {
+		if err := r.Register(&fakeTool{name: fmt.Sprintf("t%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Add(2)
+		name := fmt.Sprintf("t%d", i)
+		go func() {
+			defer wg.Done()
+			r.Unregister("gone", name)
+		}()
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				_ = r.Definitions()
+				if _, err := r.Execute(context.Background(), name, nil); err != nil && !errors.Is(err, ErrRemovedTool) {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if r.Len() != 0 || len(r.Definitions()) != 0 {
+		t.Fatalf("Len %d, Definitions %d after removing all", r.Len(), len(r.Definitions()))
+	}
+}
