@@ -809,13 +809,22 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 	defer s.mu.Unlock()
 	switch {
 	case s.state == StateRevoked:
-		return nil, fmt.Errorf("%w: mcp server %q was revoked: %s", errGone, s.cfg.Name, s.reason)
+		// Not s.reason: its diff names tools of the new, unapproved list,
+		// and nothing of that list may reach the model.
+		return nil, fmt.Errorf("%w: %s", errGone, RevokedMessage(s.cfg.Name))
 	case s.state == StateFailed:
-		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, s.reason)
+		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, Defang(s.reason))
 	case s.state != StateTrusted || s.cur == nil:
 		return nil, fmt.Errorf("mcp server %q is %s: %s", s.cfg.Name, s.state, s.reason)
 	}
 	return s.cur, nil
+}
+
+// RevokedMessage is what the model is told about a tool of server after
+// the server's approval was revoked: why, and the commands that bring the
+// tools back. It names nothing the server advertised.
+func RevokedMessage(server string) string {
+	return fmt.Sprintf("mcp server %q was revoked because its tools changed since they were approved; an operator can read `joshbot mcp list`, approve it again with `joshbot mcp trust %s`, and restart joshbot", server, server)
 }
 
 // errGone marks a call to a server that will not serve again in this

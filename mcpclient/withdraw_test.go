@@ -68,7 +68,7 @@ func TestRevocationMidSessionIsAnnouncedOnce(t *testing.T) {
 	// A tool handed out before still answers, with an error that says it
 	// is gone for good and how to get it back.
 	_, err := echo.Execute(context.Background(), json.RawMessage(`{"text":"x"}`))
-	if err == nil || !strings.Contains(err.Error(), "tool mcp__h__echo is no longer available: mcp server \"h\" was revoked") || !strings.Contains(err.Error(), "joshbot mcp trust h") {
+	if err == nil || !strings.Contains(err.Error(), "tool mcp__h__echo is no longer available: mcp server \"h\" was revoked") || !strings.Contains(err.Error(), "joshbot mcp trust h") || strings.Contains(err.Error(), "sneaky") {
 		t.Fatalf("call after revocation: %v", err)
 	}
 	m.Close()

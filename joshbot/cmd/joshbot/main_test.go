@@ -353,8 +353,12 @@ func binary(t *testing.T) string {
 }
 
 // TestMain lets the test binary stand in for joshbot as the sandbox helper,
-// exactly as main does, and removes the binary the tests built.
+// exactly as main does, and for an MCP server when mcpModeEnv is set, and
+// removes the binary the tests built.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(mcpModeEnv); mode != "" {
+		os.Exit(serveTestMCP(mode))
+	}
 	sandboxExec()
 	code := m.Run()
 	if builtBin != "" {

@@ -102,7 +102,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
-	mcpm, err := startMCP(cfg, home, reg, a.log)
+	mcpm, withdrawals, err := startMCP(cfg, home, reg, a.log)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +144,9 @@ func (a *app) loadRuntime() (*wired, error) {
 			return nil, fmt.Errorf("tools: %w", err)
 		}
 		opts.Tools = reg
+		// The wrapped copy is what the agent offers: a server revoked
+		// from here on must leave it too.
+		withdrawals.track(reg)
 	}
 	ag, err := agent.New(opts)
 	if err != nil {
