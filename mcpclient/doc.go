@@ -24,6 +24,12 @@
 // recorded so the server must be approved again. A nil or unreadable store
 // trusts nothing.
 //
+// Tools already handed out keep answering, with an error that says they are
+// no longer available and how to approve the server again. A program that
+// registered them should take them out when [Options.OnWithdraw] reports the
+// server, as it does once for a revoked server and for one that failed for
+// good, so the model stops being offered tools that can only fail.
+//
 // # Bounds
 //
 // Start, handshake and tools/list are bounded together (15 s by default) and

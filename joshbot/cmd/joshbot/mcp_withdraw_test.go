@@ -83,7 +83,9 @@ func TestRevokedMCPToolsLeaveTheNextRequest(t *testing.T) {
 	stdin, lines := io.Pipe()
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(context.Background(), []string{"--config", cfgPath, "agent"}, stdin, &stdout, &stderr) }()
+	go func() {
+		done <- run(context.Background(), []string{"--config", cfgPath, "agent"}, stdin, &stdout, &stderr)
+	}()
 	fmt.Fprintln(lines, "grow your tools")
 	// The revocation follows the server's notice asynchronously; the next
 	// turn starts once joshbot says it withdrew the tools.
