@@ -1,7 +1,8 @@
 // Command fakellm serves instant scripted OpenAI-compatible chat
 // completions on loopback, so joshbot can be measured without a model.
 //
-// Every request is answered at once. When the conversation's last message
+// Every request is answered at once. A system prompt that asks for JSON
+// only gets {"facts": []}. Otherwise, when the conversation's last message
 // is the user's and -tool names a tool, the answer is a call to that tool
 // with -args; otherwise it is the text of -reply. The listening address is
 // printed on stdout as the first line, so a driver can start it on port 0.
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -35,11 +37,20 @@ func main() {
 
 	h := providertest.NewHandler()
 	h.RecordRequests(false)
-	// The body of the newest chat request, so the bench can time this
-	// server on exactly what joshbot sends it.
+	// The body of the newest streamed chat request, so the bench can time
+	// this server on exactly what joshbot sends it for a turn. Requests
+	// made after the reply (the learning step) are not streamed and are
+	// left out: they would make the baseline a smaller request.
 	var lastBody atomic.Pointer[[]byte]
 	h.SetFallback(func(r providertest.Request) providertest.Reply {
-		lastBody.Store(&r.Raw)
+		if r.Stream {
+			lastBody.Store(&r.Raw)
+		}
+		if wantsJSON(r.Messages) {
+			// A model asked for JSON only (the learning and consolidation
+			// steps) answers with JSON: here, that it found nothing.
+			return providertest.Reply{Content: `{"facts": []}`, Usage: providers.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
+		}
 		last := r.Messages[len(r.Messages)-1]
 		if *tool != "" && last.Role == providers.RoleUser {
 			return providertest.ToolCalls(providertest.Call(*tool, *args))
@@ -73,4 +84,9 @@ func main() {
 	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 		log.Fatalf("fakellm: %v", err)
 	}
+}
+
+// wantsJSON reports whether the system prompt asks for a JSON-only reply.
+func wantsJSON(msgs []providers.Message) bool {
+	return len(msgs) > 0 && msgs[0].Role == providers.RoleSystem && strings.Contains(msgs[0].Content, "Reply with JSON only")
 }
