@@ -55,20 +55,32 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 		defer a.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), a.learnTimeout)
 		defer cancel()
-		if err := a.sessions.UpdateMeta(key, func(m *memory.Meta) { m.Turns++ }); err != nil {
-			a.log.Warn("session counters not updated", "session", key, "err", err)
-		}
+		// The bookkeeping writes wait on the disk and the learning step on
+		// the model, so they overlap; consolidation reads the history and
+		// the learned facts, so it waits for both.
+		books := make(chan struct{})
+		go func() {
+			defer close(books)
+			if err := a.sessions.UpdateMeta(key, func(m *memory.Meta) { m.Turns++ }); err != nil {
+				a.log.Warn("session counters not updated", "session", key, "err", err)
+			}
+			if a.memory == nil {
+				return
+			}
+			if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
+				a.log.Warn("history entry not written", "session", key, "err", err)
+			}
+		}()
 		if a.memory == nil {
+			<-books
 			return
-		}
-		if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
-			a.log.Warn("history entry not written", "session", key, "err", err)
 		}
 		if !a.disableLearning {
 			if err := a.learn(ctx, &rec); err != nil {
 				a.log.Warn("learning step failed; nothing was learned from this turn", "session", key, "err", err)
 			}
 		}
+		<-books
 		if rep, err := a.memory.ConsolidateIfDue(); err != nil {
 			a.log.Warn("dream consolidation failed; it will be retried", "err", err)
 		} else if rep.Records > 0 {

@@ -42,25 +42,30 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 func main() {
 	sandboxExec()
-	// SIGTERM cancels the command's context instead of killing the process,
-	// so MCP server processes are stopped and reaped on the way out.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	app := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, catchTerm: true}
+	os.Exit(app.execute(context.Background(), os.Args[1:]))
 }
 
 // run executes the command line args and returns the exit code. It is main
 // without the process, so tests can drive it in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := app.rootCommand()
+	return app.execute(ctx, args)
+}
+
+// execute runs the command line args and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
+	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	app.closeLog()
+	if a.stopTerm != nil {
+		a.stopTerm()
+	}
+	a.closeLog()
 	if err == nil {
 		return 0
 	}
@@ -103,6 +108,41 @@ type app struct {
 	now func() time.Time
 	// sleep waits between device-login polls; nil means a real timer.
 	sleep func(ctx context.Context, d time.Duration) error
+	// catchTerm makes SIGTERM cancel the command's context (see
+	// catchTermFor); stopTerm undoes it once the command has returned.
+	catchTerm bool
+	stopTerm  func()
+}
+
+// quickCommand is the annotation of a command that neither starts a
+// process nor runs long enough for SIGTERM to need a graceful path.
+const quickCommand = "joshbot/quick"
+
+// catchTermFor makes SIGTERM cancel cmd's context instead of killing the
+// process, so MCP server processes are stopped and reaped on the way out.
+// Commands that only print (version, help, shell completion) keep the
+// default: the handler costs a goroutine and a thread at start-up.
+func (a *app) catchTermFor(cmd *cobra.Command) {
+	if !a.catchTerm || isQuick(cmd) {
+		return
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+	cmd.SetContext(ctx)
+	a.stopTerm = stop
+}
+
+// isQuick reports whether cmd is a quick command: annotated so, cobra's
+// help, or shell completion.
+func isQuick(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[quickCommand] != "" {
+			return true
+		}
+		if c.Parent() != nil && c.Parent().Parent() == nil && (c.Name() == "help" || c.Name() == "completion") {
+			return true
+		}
+	}
+	return cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -116,6 +156,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.catchTermFor(cmd)
 			f, err := output.ParseFormat(a.output)
 			if err != nil {
 				return err
@@ -132,7 +173,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
 	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand(), a.tuningCommand())
 	root.AddCommand(a.mcpCommand())
-	root.AddCommand(a.incidentsCommand(), a.statusCommand(), a.cronCommand(), a.skillsCommand())
+	root.AddCommand(a.incidentsCommand(), a.cronCommand(), a.skillsCommand())
 	return root
 }
 

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -421,5 +423,53 @@ func TestStartupDoesNoWork(t *testing.T) {
 	}
 	if lines == 0 {
 		t.Fatalf("no init trace lines; is GODEBUG=inittrace=1 still supported?\n%s", stderr.String())
+	}
+}
+
+// TestCommandNamesAreUnique guards against a command registered twice,
+// which cobra accepts and help then lists twice.
+func TestCommandNamesAreUnique(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		seen := map[string]bool{}
+		for _, sub := range c.Commands() {
+			if seen[sub.Name()] {
+				t.Errorf("%q has two subcommands named %q", c.CommandPath(), sub.Name())
+			}
+			seen[sub.Name()] = true
+			walk(sub)
+		}
+	}
+	walk((&app{}).rootCommand())
+}
+
+// TestTermHandlerOnlyWhereNeeded checks that SIGTERM is caught for the
+// commands that may start processes and left alone for those that only
+// print, where installing the handler would only slow start-up.
+func TestTermHandlerOnlyWhereNeeded(t *testing.T) {
+	clearProviderEnv(t)
+	t.Setenv("JOSHBOT_HOME", t.TempDir())
+	for _, tc := range []struct {
+		args  []string
+		catch bool
+	}{
+		{[]string{"version"}, false},
+		{[]string{"help"}, false},
+		{[]string{"help", "agent"}, false},
+		{[]string{"completion", "bash"}, false},
+		{[]string{"__complete", "ag"}, false},
+		{[]string{"preflight"}, true},
+		{[]string{"sessions", "list"}, true},
+	} {
+		var out bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &out, catchTerm: true}
+		// The commands that catch SIGTERM may fail here for want of a
+		// config; what matters is what was installed before they ran.
+		if code := a.execute(context.Background(), tc.args); code != 0 && !tc.catch {
+			t.Fatalf("%v: exit %d: %.300s", tc.args, code, out.String())
+		}
+		if got := a.stopTerm != nil; got != tc.catch {
+			t.Errorf("%v: SIGTERM handler installed = %v, want %v", tc.args, got, tc.catch)
+		}
 	}
 }

@@ -25,9 +25,10 @@ func versionString() string {
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Use:         "version",
+		Short:       "Print the version",
+		Annotations: map[string]string{quickCommand: "yes"},
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(a.stdout, versionString())
 			return err
