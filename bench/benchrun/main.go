@@ -138,7 +138,17 @@ func run(root, out string, n int, parts map[string]bool) error {
 		if err := goBuild(root, floor, "./bench/floor", "-s -w"); err != nil {
 			return err
 		}
-		scenarios = append([]scenario{{name: "floor: empty Go program", bin: floor, args: func(int) []string { return nil }}}, scenarios...)
+		// joshbot's own floor: the release binary built to exit before
+		// main, so only the runtime and the packages' init run. What a
+		// command costs beyond it is joshbot's code.
+		initOnly := filepath.Join(tmp, "joshbot-initonly")
+		if err := goBuildTags(root, initOnly, "./joshbot/cmd/joshbot", "-s -w", "benchinit"); err != nil {
+			return err
+		}
+		scenarios = append([]scenario{
+			{name: "floor: empty Go program", bin: floor, args: func(int) []string { return nil }},
+			{name: "floor: joshbot exiting before main", bin: initOnly, args: func(int) []string { return []string{"version"} }},
+		}, scenarios...)
 	}
 	for _, sc := range scenarios {
 		if !parts["process"] {
@@ -252,7 +262,12 @@ func run(root, out string, n int, parts map[string]bool) error {
 }
 
 func goBuild(root, out, pkg, ldflags string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", out, pkg)
+	return goBuildTags(root, out, pkg, ldflags, "")
+}
+
+// goBuildTags builds pkg statically with the given build tags.
+func goBuildTags(root, out, pkg, ldflags, tags string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", tags, "-ldflags", ldflags, "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
