@@ -79,10 +79,11 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// CompactionThreshold is the estimated size in tokens of a session's
-	// history above which a turn first summarizes its older part (a
-	// session longer than HistoryLimit messages is compacted too); zero
-	// means DefaultCompactionThreshold and a negative value turns automatic
-	// compaction off (/compact still works).
+	// history above which its older part is summarized (a session longer
+	// than HistoryLimit messages is compacted too): in the background after
+	// the reply that takes it over, or, failing that, before the next
+	// turn's request. Zero means DefaultCompactionThreshold and a negative
+	// value turns automatic compaction off (/compact still works).
 	CompactionThreshold int
 	// Memory is the workspace's long-term memory; nil means no history
 	// log, no learning and no per-session facts.
@@ -94,8 +95,9 @@ type Options struct {
 	// session sees, instead of the session's own memory. Only for a
 	// workspace that serves one person.
 	LearnShared bool
-	// LearnTimeout bounds the background work after a turn; zero means
-	// DefaultLearnTimeout.
+	// LearnTimeout bounds the learning step after a turn; zero means
+	// DefaultLearnTimeout. A compaction after the turn is bounded by
+	// Timeout instead.
 	LearnTimeout time.Duration
 
 	// The fields below are the growth hooks: slash commands, per-session

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,8 +14,9 @@ import (
 )
 
 // DefaultCompactionThreshold is the estimated size, in tokens, of a
-// session's history above which a turn first compacts it. It leaves room in
-// the 128k-token window assumed for models of unknown size.
+// session's history above which it is compacted, in the background after
+// the reply that takes it over. It leaves room in the 128k-token window
+// assumed for models of unknown size.
 const DefaultCompactionThreshold = 64_000
 
 // Bounds on what one summarization request sends: the summary is a lossy
@@ -48,50 +50,114 @@ func estimateTokens(msgs []memory.Message) int {
 	return n / 4
 }
 
-// maybeCompact compacts sess when it is over the threshold. A failure is
-// logged and the turn goes on: the request is still bounded by the history
-// window, and the next turn will try again.
+// compactionDue applies the rules of automatic compaction to sess and
+// returns where to cut it (see [memory.CompactionCut]) when it is due.
+//
+// finished tells how sess is judged. False: its last user message is the
+// turn about to be sent, which stays verbatim with the [memory.KeepRecent]
+// messages before it. True: sess ends with a finished turn and is judged as
+// the next turn will find it, its last KeepRecent messages staying, so that
+// the next turn finds nothing left to compact.
+func (a *Agent) compactionDue(sess *memory.Session, finished bool) (cut int, due bool) {
+	if a.compactionThreshold < 0 {
+		return 0, false
+	}
+	msgs := sess.Messages
+	// Many short messages compact too, before the history window would
+	// drop the oldest of them from the request unsummarized.
+	overCount := len(msgs) > a.historyLimit
+	if !overCount && estimateTokens(msgs) < a.compactionThreshold {
+		return 0, false
+	}
+	if finished {
+		// The cut the next turn would make, its message not yet there.
+		cut = memory.CompactionCut(append(slices.Clip(msgs), memory.Message{Role: providers.RoleUser}), memory.KeepRecent)
+	} else {
+		cut = memory.CompactionCut(msgs, memory.KeepRecent)
+	}
+	if start := compactionStart(msgs); cut <= start {
+		return 0, false
+	}
+	// When nearly all of the size is in the part that must stay (one huge
+	// recent message, say), a summary would gain little and cost a model
+	// call on every turn; the history window still bounds the request.
+	if !overCount && estimateTokens(msgs[:cut]) < a.compactionThreshold/8 {
+		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
+		return 0, false
+	}
+	return cut, true
+}
+
+// maybeCompact compacts sess before the turn's request when it is over the
+// threshold. It is the fallback: a session normally compacts after the
+// reply that took it over (see [Agent.compactAfterTurn]), so this catches
+// a huge new message, a background compaction that failed or was cut
+// short, and sessions from before that. A failure is logged and the turn
+// goes on: the request is still bounded by the history window, and the
+// next turn will try again.
 //
 // settle waits for any write of the session still in flight; it is called
 // before compaction saves the session, so the older write cannot land
 // after it.
 func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session, settle func() error) {
-	if a.compactionThreshold < 0 {
-		return
-	}
-	// Many short messages compact too, before the history window would
-	// drop the oldest of them from the request unsummarized.
-	overCount := len(sess.Messages) > a.historyLimit
-	if !overCount && estimateTokens(sess.Messages) < a.compactionThreshold {
-		return
-	}
-	// When nearly all of the size is in the part that must stay (one huge
-	// recent message, say), a summary would gain little and cost a model
-	// call on every turn; the history window still bounds the request.
-	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
-	if !overCount && estimateTokens(sess.Messages[:cut]) < a.compactionThreshold/8 {
-		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
+	cut, due := a.compactionDue(sess, false)
+	if !due {
 		return
 	}
 	_ = settle() // a failed write is reported at the end of the turn
-	n, err := a.compact(ctx, sess)
+	n, err := a.compact(ctx, sess, cut)
+	a.logCompaction(sess.Key, n, err, "the request uses the newest messages")
+}
+
+// compactAfterTurn compacts key's session in the background after a
+// successful turn, when the saved session is due, so that the next turn
+// need not wait for a summary before its request. It takes the session's
+// turn lock (a turn still running, or starting meanwhile, is waited for or
+// waits), reloads the session and checks it again, since another turn may
+// have changed it. The summary request gets the turn timeout.
+func (a *Agent) compactAfterTurn(key string) {
+	unlock := a.sessions.Lock(key)
+	defer unlock()
+	sess, err := a.sessions.Load(key)
+	if err != nil {
+		a.log.Warn("compaction after the turn skipped: the session did not load", "session", key, "err", err)
+		return
+	}
+	cut, due := a.compactionDue(sess, true)
+	if !due {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
+	defer cancel()
+	n, err := a.compact(ctx, sess, cut)
+	a.logCompaction(key, n, err, "the next turn tries again")
+}
+
+// logCompaction logs the outcome of an automatic compaction; then tells
+// what happens after a failure.
+func (a *Agent) logCompaction(key string, n int, err error, then string) {
 	switch {
 	case errors.Is(err, errNothingToCompact):
 	case err != nil:
-		a.log.Warn("compaction failed; the session is unchanged and the request uses the newest messages", "session", sess.Key, "err", err)
+		a.log.Warn("compaction failed; the session is unchanged and "+then, "session", key, "err", err)
 	default:
-		a.log.Info("compacted session", "session", sess.Key, "archived_messages", n)
+		a.log.Info("compacted session", "session", key, "archived_messages", n)
 	}
 }
 
-// compact summarizes the compactable start of sess and stores the summary
-// as its compaction record. It returns how many messages were archived.
-func (a *Agent) compact(ctx context.Context, sess *memory.Session) (int, error) {
-	cut := memory.CompactionCut(sess.Messages, memory.KeepRecent)
-	start := 0
-	if len(sess.Messages) > 0 && sess.Messages[0].Kind == memory.KindCompaction {
-		start = 1
+// compactionStart is 1 when msgs opens with a compaction record, else 0.
+func compactionStart(msgs []memory.Message) int {
+	if len(msgs) > 0 && msgs[0].Kind == memory.KindCompaction {
+		return 1
 	}
+	return 0
+}
+
+// compact summarizes sess.Messages up to cut (see [memory.CompactionCut])
+// and stores the summary as its compaction record. It returns how many
+// messages were archived. The caller holds the session's turn lock.
+func (a *Agent) compact(ctx context.Context, sess *memory.Session, cut int) (int, error) {
+	start := compactionStart(sess.Messages)
 	if cut <= start {
 		return 0, errNothingToCompact
 	}
@@ -189,7 +255,7 @@ func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error)
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
 	start := time.Now()
-	n, err := a.compact(ctx, sess)
+	n, err := a.compact(ctx, sess, memory.CompactionCut(sess.Messages, memory.KeepRecent))
 	if errors.Is(err, errNothingToCompact) {
 		return &Reply{Text: fmt.Sprintf("Nothing to compact yet: the last turn and the %d messages before it are always kept as they are.", memory.KeepRecent)}, nil
 	}

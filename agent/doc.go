@@ -28,15 +28,19 @@
 //
 // # Memory
 //
-// A session that grows past [Options.CompactionThreshold] is compacted at
-// the start of a turn: its older part is summarized by the model, the
-// summary is stored as the session's first record and the replaced messages
-// go to the session's history archive (see the memory module). Before every
-// request the message list is checked so that each tool call is answered
-// exactly once, which keeps a damaged session from failing every turn.
-// After a successful reply, a background step writes the turn to
-// HISTORY.md and asks the model for durable facts; [Agent.Wait] waits for
-// it.
+// A session that grows past [Options.CompactionThreshold] is compacted: its
+// older part is summarized by the model, the summary is stored as the
+// session's first record and the replaced messages go to the session's
+// history archive (see the memory module). This normally happens in the
+// background after the reply that took the session over, holding the
+// session's turn lock, so no one waits for the summary before a first
+// token unless they send the next message while it runs; a session still
+// over the threshold when a turn starts is compacted before that turn's
+// request. Before every request the message list is checked so that each
+// tool call is answered exactly once, which keeps a damaged session from
+// failing every turn. After a successful reply, a background step writes
+// the turn to HISTORY.md and asks the model for durable facts;
+// [Agent.Wait] waits for it and for a background compaction.
 //
 // # Streaming
 //

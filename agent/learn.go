@@ -11,8 +11,9 @@ import (
 	"github.com/joshbot/joshbot/providers"
 )
 
-// DefaultLearnTimeout bounds the background work after one turn (the
-// learning request and, when needed, a consolidation request).
+// DefaultLearnTimeout bounds the learning step after one turn (the
+// learning request and, when needed, a consolidation request). A
+// compaction after the turn has the turn timeout instead.
 const DefaultLearnTimeout = 30 * time.Second
 
 // Bounds that keep the learning step cheap.
@@ -40,9 +41,11 @@ type turnRecord struct {
 }
 
 // afterTurn starts the work that follows a successful reply: the history
-// entry, the learning step and the session counters. It runs on its own
-// goroutine with its own deadline, so it can neither delay nor fail the
-// reply; its errors are logged. [Agent.Wait] waits for it.
+// entry, the learning step, the session counters and, when the saved
+// session is due, its compaction. It runs on its own goroutine with its own
+// deadlines, so it can neither delay nor fail the reply; its errors are
+// logged. [Agent.Wait] waits for it. The caller still holds the session's
+// turn lock and sess is the session as just saved.
 func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, reply *Reply) {
 	rec := turnRecord{key: key, user: user, reply: reply.Text}
 	for _, m := range sess.Messages[min(from, len(sess.Messages)):] {
@@ -50,6 +53,9 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 			rec.tools = append(rec.tools, c.Name)
 		}
 	}
+	// Checked here on the saved session, so that a turn that leaves it
+	// under the threshold costs the background no lock and no reload.
+	_, compact := a.compactionDue(sess, true)
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
@@ -71,16 +77,23 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 				a.log.Warn("history entry not written", "session", key, "err", err)
 			}
 		}()
-		if a.memory == nil {
-			<-books
-			return
-		}
-		if !a.disableLearning {
+		if a.memory != nil && !a.disableLearning {
 			if err := a.learn(ctx, &rec); err != nil {
 				a.log.Warn("learning step failed; nothing was learned from this turn", "session", key, "err", err)
 			}
 		}
+		// Compaction comes after learning, so that the two requests do not
+		// compete for a model that serves one at a time and the learning
+		// step keeps its short deadline. It writes only the session, its
+		// archive and the counters, each under the store's file lock, so it
+		// may overlap the bookkeeping.
+		if compact {
+			a.compactAfterTurn(key)
+		}
 		<-books
+		if a.memory == nil {
+			return
+		}
 		if rep, err := a.memory.ConsolidateIfDue(); err != nil {
 			a.log.Warn("dream consolidation failed; it will be retried", "err", err)
 		} else if rep.Records > 0 {
@@ -90,8 +103,8 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 }
 
 // Wait blocks until the background work of every finished turn (history,
-// learning, counters) is done. Call it before the process exits, after the
-// last call to Process has returned.
+// learning, counters, compaction) is done. Call it before the process
+// exits, after the last call to Process has returned.
 func (a *Agent) Wait() { a.bg.Wait() }
 
 // excerpt is the HISTORY.md entry of a turn: bounded, and deterministic so

@@ -71,14 +71,20 @@ func allContent(msgs []providers.Message) string {
 	return b.String()
 }
 
+// TestCompactionAtThreshold covers the fallback before the request: a
+// session already over the threshold when a turn starts.
 func TestCompactionAtThreshold(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: 10, DisableLearning: true})
+	// The seeded session with the new message is about 92 estimated
+	// tokens, the compacted one after the reply about 71, so only the
+	// fallback compacts, not the background after the turn.
+	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: 80, DisableLearning: true})
 	seed(t, store, "cli:c")
 	srv.Enqueue(providertest.Text("SUMMARY-ONE: apples discussed"), providertest.Text("fresh answer"))
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:c", Text: "newest question"})
 	if err != nil || reply.Text != "fresh answer" {
 		t.Fatalf("reply %+v %v", reply, err)
 	}
+	a.Wait()
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
@@ -113,17 +119,20 @@ func TestCompactionFailureKeepsSessionAndAnswers(t *testing.T) {
 	var logs syncBuffer
 	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: 10, DisableLearning: true, Logger: logTo(&logs)})
 	seed(t, store, "cli:f")
-	srv.Enqueue(providertest.Error(400, "context too long"), providertest.Text("still here"))
+	// The summary fails before the request and again in the background
+	// after the reply, the session being still over the threshold.
+	srv.Enqueue(providertest.Error(400, "context too long"), providertest.Text("still here"), providertest.Error(400, "context too long"))
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:f", Text: "q"})
 	if err != nil || reply.Text != "still here" {
 		t.Fatalf("reply %+v %v", reply, err)
 	}
+	a.Wait()
 	sess, _ := store.Load("cli:f")
 	if len(sess.Messages) != 12 || sess.Messages[0].Content != "OLDEST question about apples" {
 		t.Errorf("session changed: %d messages", len(sess.Messages))
 	}
-	if !strings.Contains(logs.String(), "compaction failed") {
-		t.Errorf("no log line: %s", logs.String())
+	if n := strings.Count(logs.String(), "compaction failed"); n != 2 {
+		t.Errorf("%d log lines for the two failures: %s", n, logs.String())
 	}
 }
 
@@ -333,11 +342,18 @@ func TestToolsSeeTheTurnsSessionKey(t *testing.T) {
 }
 
 func TestCompactionByMessageCount(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{HistoryLimit: 8, DisableLearning: true})
+	// Ten seeded messages and the new one are over the limit; the
+	// compacted session with the reply (nine) is not, so only the
+	// fallback before the request compacts.
+	a, srv, store, _ := setup(t, &agent.Options{HistoryLimit: 10, DisableLearning: true})
 	seed(t, store, "cli:n")
 	srv.Enqueue(providertest.Text("count summary"), providertest.Text("ok"))
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:n", Text: "one more"}); err != nil {
 		t.Fatal(err)
+	}
+	a.Wait()
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want the summary and the turn", n)
 	}
 	if sess, _ := store.Load("cli:n"); sess.Messages[0].Content != "count summary" {
 		t.Errorf("a session over the history limit was not compacted: %+v", sess.Messages[0])
