@@ -166,7 +166,11 @@ type Agent struct {
 	learnShared         bool
 	learnTimeout        time.Duration
 	bg                  sync.WaitGroup // background work after turns; see Wait
-	ext                 extension
+	// bgCtx parents the model requests of that work; bgAbort cancels them
+	// (see Shutdown).
+	bgCtx   context.Context
+	bgAbort context.CancelFunc
+	ext     extension
 }
 
 // New checks opts and returns an Agent.
@@ -227,6 +231,7 @@ func New(opts *Options) (*Agent, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.bgCtx, a.bgAbort = context.WithCancel(context.Background())
 	a.ext.init(opts)
 	return a, nil
 }

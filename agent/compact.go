@@ -127,9 +127,13 @@ func (a *Agent) compactAfterTurn(key string) {
 	if !due {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
+	ctx, cancel := context.WithTimeout(a.bgCtx, a.timeout)
 	defer cancel()
 	n, err := a.compact(ctx, sess, cut)
+	if a.abandoned(err) {
+		a.log.Info("compaction abandoned: the process is stopping; the session is unchanged and the next turn compacts it", "session", key)
+		return
+	}
 	a.logCompaction(key, n, err, "the next turn tries again")
 }
 

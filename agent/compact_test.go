@@ -255,3 +255,88 @@ func TestTurnWaitsForBackgroundCompaction(t *testing.T) {
 		t.Errorf("meta %+v %v", m, err)
 	}
 }
+
+// blockSummaries makes srv answer the turn with grownReply and hold every
+// summary request until the returned release is called; started is closed
+// when the first summary request arrives.
+func blockSummaries(t *testing.T, srv *providertest.Server) (started <-chan struct{}, release func()) {
+	t.Helper()
+	start, rel := make(chan struct{}), make(chan struct{})
+	var startOnce, releaseOnce sync.Once
+	release = func() { releaseOnce.Do(func() { close(rel) }) }
+	// Registered after setup, so it runs before setup's Wait.
+	t.Cleanup(release)
+	srv.Enqueue(providertest.Text(grownReply))
+	srv.SetFallback(func(r providertest.Request) providertest.Reply {
+		if !isSummaryRequest(r) {
+			return providertest.Text("unexpected request")
+		}
+		startOnce.Do(func() { close(start) })
+		<-rel
+		return providertest.Text("LATE-SUMMARY")
+	})
+	return start, release
+}
+
+func TestShutdownAbandonsAPendingCompaction(t *testing.T) {
+	var logs syncBuffer
+	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true, Logger: logTo(&logs)})
+	seedGrown(t, store, "cli:s")
+	started, _ := blockSummaries(t, srv)
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:s", Text: "newest question"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no background summary request")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		if err != context.DeadlineExceeded {
+			t.Errorf("Shutdown = %v, want the context's deadline error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown still waits on the summary after its context ended")
+	}
+	if l := logs.String(); !strings.Contains(l, "compaction abandoned") || strings.Contains(l, "compaction failed") {
+		t.Errorf("want an info line for the abandoned compaction, not a failure: %s", l)
+	}
+	sess, _ := store.Load("cli:s")
+	if got := contents(sess); len(got) != 12 || !strings.HasPrefix(got[0], "OLD-0") || got[11] != grownReply {
+		t.Errorf("an abandoned compaction changed the session: %q", got)
+	}
+	if path, _ := store.ArchivePath("cli:s"); fileExists(path) {
+		t.Error("an abandoned compaction wrote an archive")
+	}
+	// The disk bookkeeping is not abandoned.
+	if m, err := store.LoadMeta("cli:s"); err != nil || m.Turns != 1 || m.Compactions != 0 {
+		t.Errorf("meta %+v %v, want one turn and no compaction", m, err)
+	}
+}
+
+func TestShutdownLetsTheModelFinishWithinItsBound(t *testing.T) {
+	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true})
+	seedGrown(t, store, "cli:f")
+	started, release := blockSummaries(t, srv)
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:f", Text: "newest question"}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	time.AfterFunc(50*time.Millisecond, release)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown = %v with time to spare", err)
+	}
+	checkCompactedGrown(t, store, "cli:f", "LATE-SUMMARY")
+	// Nothing is left running: a second Shutdown returns at once.
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Errorf("second Shutdown = %v", err)
+	}
+}

@@ -40,7 +40,9 @@
 // tool call is answered exactly once, which keeps a damaged session from
 // failing every turn. After a successful reply, a background step writes
 // the turn to HISTORY.md and asks the model for durable facts;
-// [Agent.Wait] waits for it and for a background compaction.
+// [Agent.Wait] waits for it and for a background compaction, and
+// [Agent.Shutdown] does so with a bound, abandoning the model requests that
+// outlast it.
 //
 // # Streaming
 //

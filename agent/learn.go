@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -59,7 +60,7 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), a.learnTimeout)
+		ctx, cancel := context.WithTimeout(a.bgCtx, a.learnTimeout)
 		defer cancel()
 		// The bookkeeping writes wait on the disk and the learning step on
 		// the model, so they overlap; consolidation reads the history and
@@ -78,7 +79,9 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 			}
 		}()
 		if a.memory != nil && !a.disableLearning {
-			if err := a.learn(ctx, &rec); err != nil {
+			if err := a.learn(ctx, &rec); a.abandoned(err) {
+				a.log.Info("learning step abandoned: the process is stopping", "session", key)
+			} else if err != nil {
 				a.log.Warn("learning step failed; nothing was learned from this turn", "session", key, "err", err)
 			}
 		}
@@ -106,6 +109,36 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 // learning, counters, compaction) is done. Call it before the process
 // exits, after the last call to Process has returned.
 func (a *Agent) Wait() { a.bg.Wait() }
+
+// Shutdown is [Agent.Wait] with a bound on waiting for the model. When ctx
+// ends first, the background model requests still running (learning,
+// compaction) are cancelled; they store nothing unless they finish, so an
+// abandoned compaction leaves the session as it was and the next turn
+// compacts it. Shutdown then waits for the disk writes left, which do not
+// wait on the network, and returns ctx's error. After a cancelling
+// Shutdown the agent learns and compacts after no further turn, so call it
+// when the agent is done taking turns.
+func (a *Agent) Shutdown(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	a.bgAbort()
+	<-done
+	return ctx.Err()
+}
+
+// abandoned tells whether err is a background model request cut short by
+// [Agent.Shutdown].
+func (a *Agent) abandoned(err error) bool {
+	return err != nil && a.bgCtx.Err() != nil && errors.Is(err, context.Canceled)
+}
 
 // excerpt is the HISTORY.md entry of a turn: bounded, and deterministic so
 // that it needs no model call.

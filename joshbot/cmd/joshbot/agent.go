@@ -37,9 +37,10 @@ func (a *app) agentCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Learning runs after each reply; let it finish before exit.
+			// Learning runs after each reply; let it finish before exit,
+			// unless SIGTERM asks to stop.
 			defer rt.Close()
-			defer rt.agent.Wait()
+			defer a.drainAgent(cmd.Context(), rt.agent)
 			if resume {
 				if cmd.Flags().Changed("session") {
 					return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")

@@ -191,7 +191,7 @@ func (a *app) cronCommand() *cobra.Command {
 			n, err := s.Tick(cmd.Context())
 			// The learning step after each fired turn runs in the
 			// background; it must finish before the process exits.
-			rt.agent.Wait()
+			a.drainAgent(cmd.Context(), rt.agent)
 			if err != nil {
 				return err
 			}

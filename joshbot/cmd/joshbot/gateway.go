@@ -31,11 +31,14 @@ func (a *app) gatewayCommand() *cobra.Command {
 		Long: "gateway starts every enabled channel, accepts messages from the senders in each\n" +
 			"channel's allow_from, and answers them with the agent. Accepted messages are kept in a\n" +
 			"durable inbox until answered, so a restart loses none. SIGINT or SIGTERM stop it\n" +
-			"gracefully: turns in flight get --grace to finish.",
+			"gracefully: turns in flight, then the learning and compaction that follow them, get\n" +
+			"--grace to finish; a second signal stops it at once.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// Once stopping, a second signal stops the process at once.
+			context.AfterFunc(ctx, stop)
 			return a.gateway(ctx, grace)
 		},
 	}
@@ -56,6 +59,12 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	}
 	defer rt.Close()
 	defer a.startHealthFile(ctx, rt.home)()
+	var stopAt atomic.Pointer[time.Time]
+	context.AfterFunc(ctx, func() {
+		now := time.Now()
+		stopAt.Store(&now)
+		a.log.Info("stopping: work in flight gets the grace period; a second signal stops at once", "grace", grace)
+	})
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err
@@ -169,7 +178,15 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	stopHooks()
 	b.Close()
 	wg.Wait()
-	rt.agent.Wait() // learning and bookkeeping that run after a reply
+	// Learning, bookkeeping and compaction that run after a reply get what
+	// is left of the grace period.
+	end := time.Now().Add(grace)
+	if t := stopAt.Load(); t != nil {
+		end = t.Add(grace)
+	}
+	drain, cancel := context.WithDeadline(context.Background(), end)
+	defer cancel()
+	a.drainAgent(drain, rt.agent)
 	if errors.Is(err, context.Canceled) {
 		a.log.Info("gateway stopped")
 		return nil

@@ -165,3 +165,56 @@ func TestGatewayEnabledTelegramNeedsAToken(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// A stop signal does not wait out a slow model: the learning step that
+// follows a reply gets what is left of the grace period, then is abandoned.
+func TestGatewayStopAbandonsASlowLearningStep(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the server closes
+	learning := make(chan struct{}, 1)
+	srv.Enqueue(providertest.Text("Hello, 42."))
+	srv.SetFallback(func(providertest.Request) providertest.Reply {
+		select {
+		case learning <- struct{}{}:
+		default:
+		}
+		<-release
+		return providertest.Text(`{"facts": []}`)
+	})
+	cfgPath := gatewayConfig(t, srv, "42")
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents.Defaults.Learning = "on"
+	if err := config.Save(cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	ch := newFakeChannel()
+	stop := startGateway(t, cfgPath, ch) // grace: one second
+
+	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "hi", MessageID: "7", IsDirect: true}
+	select {
+	case <-ch.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply")
+	}
+	select {
+	case <-learning:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no learning request after the reply")
+	}
+	start := time.Now()
+	logs := stop()
+	// The learning step's own deadline is 30 s; the grace period is 1 s.
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the gateway took %v to stop while the model stalled", d)
+	}
+	for _, want := range []string{"learning step abandoned", "stopped without waiting for the model"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("no %q in the log:\n%s", want, logs)
+		}
+	}
+}

@@ -55,7 +55,6 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 	}
 	defer rt.Close()
 	defer a.startHealthFile(ctx, rt.home)()
-	defer rt.agent.Wait()
 	api := rt.cfg.API
 	if flagSet {
 		api.Listen = listenFlag
@@ -117,18 +116,26 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	go idle.Run(ctx)
+	// Requests in flight, then the learning and compaction that follow
+	// their turns, get ten seconds from the stop signal; a second signal
+	// stops the process at once.
+	var serveErr error
 	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+	case serveErr = <-errc:
+		serveErr = fmt.Errorf("serve: %w", serveErr)
 	case <-ctx.Done():
 	}
+	stop()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		hs.Close()
+	if serveErr == nil {
+		if err := hs.Shutdown(shutdown); err != nil {
+			hs.Close()
+		}
+		<-errc
 	}
-	<-errc
-	return nil
+	a.drainAgent(shutdown, rt.agent)
+	return serveErr
 }
 
 // configLabel names the config file for a message.

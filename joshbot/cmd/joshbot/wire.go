@@ -32,6 +32,16 @@ type wired struct {
 	mcp *mcpclient.Manager
 }
 
+// drainAgent waits for the agent's work after its replies (bookkeeping,
+// learning, compaction) until ctx ends, then abandons the model requests
+// still running and waits only for the disk writes. What is abandoned is
+// redone after a later turn, so it is logged, not reported as an error.
+func (a *app) drainAgent(ctx context.Context, ag *agent.Agent) {
+	if err := ag.Shutdown(ctx); err != nil {
+		a.log.Info("stopped without waiting for the model to finish learning or compacting; a later turn redoes it", "reason", err)
+	}
+}
+
 // Close stops what the tools left running (background shell jobs) and
 // stops and reaps every MCP server process. It is safe to call on a nil
 // *wired and more than once.
