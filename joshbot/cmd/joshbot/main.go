@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // execute runs the command line args and returns the exit code.
 func (a *app) execute(ctx context.Context, args []string) int {
 	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
-	root := a.rootCommand()
+	root := a.rootCommandFor(args)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -145,7 +145,13 @@ func isQuick(cmd *cobra.Command) bool {
 	return cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd
 }
 
-func (a *app) rootCommand() *cobra.Command {
+func (a *app) rootCommand() *cobra.Command { return a.rootCommandFor(nil) }
+
+// rootCommandFor builds the command tree that args need: when they name a
+// top-level command, the root with only that command, since building the
+// others (their flags, their subcommands) would only slow its start-up;
+// otherwise (help, completion, an unknown or no command) the whole tree.
+func (a *app) rootCommandFor(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "joshbot",
 		Short: "A self-hosted personal AI agent",
@@ -168,13 +174,66 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
-	root.AddCommand(a.versionCommand(), a.onboardCommand(), a.agentCommand(), a.gatewayCommand(), a.serveCommand())
-	root.AddCommand(a.preflightCommand(), a.profilesCommand())
-	root.AddCommand(a.sessionsCommand(), a.memoryCommand())
-	root.AddCommand(a.statusCommand(), a.configureCommand(), a.authCommand(), a.docsCommand(), a.tuningCommand())
-	root.AddCommand(a.mcpCommand())
-	root.AddCommand(a.incidentsCommand(), a.cronCommand(), a.skillsCommand())
+	all := a.topCommands()
+	name := commandName(root, args)
+	for _, c := range all {
+		if c.name == name {
+			root.AddCommand(c.build())
+			return root
+		}
+	}
+	for _, c := range all {
+		root.AddCommand(c.build())
+	}
 	return root
+}
+
+// namedCommand is a top-level command's name and its constructor.
+type namedCommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// topCommands lists every top-level command (help sorts them by name).
+func (a *app) topCommands() []namedCommand {
+	return []namedCommand{
+		{"version", a.versionCommand}, {"onboard", a.onboardCommand}, {"agent", a.agentCommand},
+		{"gateway", a.gatewayCommand}, {"serve", a.serveCommand}, {"preflight", a.preflightCommand},
+		{"profiles", a.profilesCommand}, {"sessions", a.sessionsCommand}, {"memory", a.memoryCommand},
+		{"status", a.statusCommand}, {"configure", a.configureCommand}, {"auth", a.authCommand},
+		{"docs", a.docsCommand}, {"tuning", a.tuningCommand}, {"mcp", a.mcpCommand},
+		{"incidents", a.incidentsCommand}, {"cron", a.cronCommand}, {"skills", a.skillsCommand},
+	}
+}
+
+// commandName returns the top-level command args name: their first
+// argument that is neither a flag of root nor a flag's value. It returns
+// "" when that is not certain: a flag root does not know (--help, a
+// shorthand), or "--".
+func commandName(root *cobra.Command, args []string) string {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return ""
+		case strings.HasPrefix(arg, "--"):
+			if strings.Contains(arg, "=") {
+				continue
+			}
+			f := root.PersistentFlags().Lookup(arg[2:])
+			if f == nil {
+				return ""
+			}
+			if f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		case strings.HasPrefix(arg, "-") && arg != "-":
+			return ""
+		default:
+			return arg
+		}
+	}
+	return ""
 }
 
 func (a *app) setupLogging() error {

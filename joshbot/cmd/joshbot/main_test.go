@@ -473,3 +473,52 @@ func TestTermHandlerOnlyWhereNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestRootBuildsOnlyTheNamedCommand checks that start-up builds only the
+// command the arguments name, and the whole tree whenever it is not sure.
+func TestRootBuildsOnlyTheNamedCommand(t *testing.T) {
+	a := &app{}
+	for _, c := range a.topCommands() {
+		if got := c.build().Name(); got != c.name {
+			t.Errorf("topCommands lists %q for the command named %q", c.name, got)
+		}
+	}
+	all := len(a.topCommands())
+	for _, tc := range []struct {
+		args []string
+		want string // the only command built; "" for the whole tree
+	}{
+		{[]string{"version"}, "version"},
+		{[]string{"agent", "-m", "hi"}, "agent"},
+		{[]string{"--config", "gateway", "agent"}, "agent"}, // a flag's value is not a command
+		{[]string{"--log-level=debug", "serve"}, "serve"},
+		{[]string{"--output", "json", "--config", "c.json", "sessions", "list"}, "sessions"},
+		{[]string{"agent", "--help"}, "agent"},
+		{nil, ""},
+		{[]string{"help", "agent"}, ""},
+		{[]string{"--help"}, ""},
+		{[]string{"-h", "agent"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"__complete", "ag"}, ""},
+		{[]string{"agnet"}, ""},
+		{[]string{"--", "agent"}, ""},
+	} {
+		root := a.rootCommandFor(tc.args)
+		var names []string
+		for _, c := range root.Commands() {
+			names = append(names, c.Name())
+		}
+		if tc.want == "" && len(names) != all || tc.want != "" && (len(names) != 1 || names[0] != tc.want) {
+			t.Errorf("%q built %v, want %q (\"\" for all %d)", tc.args, names, tc.want, all)
+		}
+	}
+}
+
+// TestUnknownCommandSuggestsTheNearest checks that a mistyped command is
+// met with the whole tree, so cobra can name the command meant.
+func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
+	r := runCLI(t, "", "agnet")
+	if r.code == 0 || !strings.Contains(r.stderr, "agent") {
+		t.Fatalf("%+v", r)
+	}
+}
