@@ -38,8 +38,10 @@ var (
 // credentials but not a home directory. A Redactor is safe for concurrent
 // use.
 type Redactor struct {
-	home   string
-	homeRe *regexp.Regexp
+	home string
+	// homeRe matches home where it is a path; compiled on first use, as
+	// most text never contains home. Nil without a home.
+	homeRe func() *regexp.Regexp
 }
 
 // New returns a Redactor that shows home as ~. Empty home, or "/", turns
@@ -49,7 +51,7 @@ func New(home string) *Redactor {
 	home = strings.TrimRight(home, "/")
 	if home != "" {
 		r.home = home
-		r.homeRe = regexp.MustCompile(regexp.QuoteMeta(home) + `(/|[^A-Za-z0-9_.\-]|\.\s|\.$|$)`)
+		r.homeRe = lazyRE(regexp.QuoteMeta(home) + `(/|[^A-Za-z0-9_.\-]|\.\s|\.$|$)`)
 	}
 	return r
 }
@@ -140,10 +142,10 @@ func containsFold(s, sub string) bool {
 
 // HomePath returns s with the home directory shown as ~.
 func (r *Redactor) HomePath(s string) string {
-	if r.homeRe == nil {
+	if r.homeRe == nil || !strings.Contains(s, r.home) {
 		return s
 	}
-	return r.homeRe.ReplaceAllString(s, "~$1")
+	return r.homeRe().ReplaceAllString(s, "~$1")
 }
 
 // secretKey reports whether a JSON object key names a credential.
