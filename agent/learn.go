@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/joshbot/joshbot/memory"
@@ -65,19 +66,19 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 		// The bookkeeping writes wait on the disk and the learning step on
 		// the model, so they overlap; consolidation reads the history and
 		// the learned facts, so it waits for both.
-		books := make(chan struct{})
-		go func() {
-			defer close(books)
+		var books sync.WaitGroup
+		books.Go(func() {
 			if err := a.sessions.UpdateMeta(key, func(m *memory.Meta) { m.Turns++ }); err != nil {
 				a.log.Warn("session counters not updated", "session", key, "err", err)
 			}
-			if a.memory == nil {
-				return
-			}
-			if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
-				a.log.Warn("history entry not written", "session", key, "err", err)
-			}
-		}()
+		})
+		if a.memory != nil {
+			books.Go(func() {
+				if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
+					a.log.Warn("history entry not written", "session", key, "err", err)
+				}
+			})
+		}
 		if a.memory != nil && !a.disableLearning {
 			if err := a.learn(ctx, &rec); a.abandoned(err) {
 				a.log.Info("learning step abandoned: the process is stopping", "session", key)
@@ -93,7 +94,7 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 		if compact {
 			a.compactAfterTurn(key)
 		}
-		<-books
+		books.Wait()
 		if a.memory == nil {
 			return
 		}
