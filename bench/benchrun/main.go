@@ -138,6 +138,12 @@ func run(root, out string, n int, parts map[string]bool) error {
 		if err := goBuild(root, floor, "./bench/floor", "-s -w"); err != nil {
 			return err
 		}
+		// The floor of any program built on the libraries the design
+		// fixes: the same empty program linking them (-tags floordeps).
+		floorDeps := filepath.Join(tmp, "floor-deps")
+		if err := goBuildTags(root, floorDeps, "./bench/floor", "-s -w", "floordeps"); err != nil {
+			return err
+		}
 		// joshbot's own floor: the release binary built to exit before
 		// main, so only the runtime and the packages' init run. What a
 		// command costs beyond it is joshbot's code.
@@ -147,6 +153,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 		}
 		scenarios = append([]scenario{
 			{name: "floor: empty Go program", bin: floor, args: func(int) []string { return nil }},
+			{name: "floor: empty Go program linking the fixed libraries", bin: floorDeps, args: func(int) []string { return nil }},
 			{name: "floor: joshbot exiting before main", bin: initOnly, args: func(int) []string { return []string{"version"} }},
 		}, scenarios...)
 	}
