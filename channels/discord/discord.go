@@ -40,6 +40,14 @@ type Options struct {
 	// RespondToAllChannels, for channels.discord.respond_to_all. It must
 	// also be enabled for the bot in the developer portal.
 	ReadAllContent bool
+	// CursorFile is where the adapter remembers, per conversation it
+	// answers in, the newest message it has handed over, so that after a
+	// restart it fetches what was sent while it was away: Discord does not
+	// deliver those over a new gateway session. Empty turns catch-up off.
+	CursorFile string
+	// CatchUpAge is how old a missed message may be and still be handed
+	// over on catch-up; zero means DefaultCatchUpAge.
+	CatchUpAge time.Duration
 	// Logger receives the adapter's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -76,6 +84,9 @@ type Discord struct {
 	hostOK   func(host string) bool
 	// newBackoff builds the reconnect and redelivery ladders.
 	newBackoff func() backoff
+	cursors    *cursors
+	catchUpAge time.Duration
+	now        func() time.Time
 
 	mu      sync.Mutex
 	me      *discordgo.User
@@ -132,8 +143,14 @@ func New(opts *Options) (*Discord, error) {
 			return channels.HostAllowed(host, "cdn.discordapp.com", "media.discordapp.net")
 		},
 		newBackoff: func() backoff { return channels.NewBackoff(time.Second, time.Minute) },
+		catchUpAge: o.CatchUpAge,
+		now:        time.Now,
 		dropped:    make(chan struct{}, 1),
 	}
+	if d.catchUpAge <= 0 {
+		d.catchUpAge = DefaultCatchUpAge
+	}
+	d.cursors = &cursors{path: o.CursorFile, log: d.log}
 	for _, id := range o.RespondToAllChannels {
 		d.respondAll[strings.TrimSpace(id)] = true
 	}
@@ -162,6 +179,11 @@ func (d *Discord) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 	if r.User != nil {
 		d.log.Info("connected", "bot", r.User.Username)
 	}
+	// A new session, not a resumed one: nothing sent meanwhile will be
+	// replayed, so fetch it. Live events wait on this goroutine.
+	if sink, ctx := d.running(); sink != nil {
+		d.catchUp(ctx, sink)
+	}
 }
 
 // Start implements [channels.Channel]. It opens the gateway connection and
@@ -174,6 +196,7 @@ func (d *Discord) Start(ctx context.Context, sink channels.Sink) error {
 	if _, ok := sink.(Allower); !ok {
 		d.log.Warn("sink does not report its allowlist: attachments are not downloaded and no direct replies are sent")
 	}
+	d.cursors.load()
 	d.mu.Lock()
 	d.sink, d.runCtx = sink, ctx
 	d.mu.Unlock()

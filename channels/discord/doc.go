@@ -43,6 +43,22 @@
 // sequence), so the gateway replays what was missed and nothing is lost or
 // doubled.
 //
+// # Catch-up after a restart
+//
+// A new gateway session (after a restart, or when a resume is refused)
+// replays nothing. With Options.CursorFile set, the adapter remembers, for
+// each conversation it answers in (up to 256, the least recently active
+// forgotten first), the newest message it has handed over; when a new
+// session is ready it fetches each conversation's history after that
+// message and hands the missed messages over, oldest first and through
+// the same gating as live ones, before any live event. Messages older than
+// Options.CatchUpAge (a day by default) are skipped with a warning, and a
+// conversation the bot can no longer read is forgotten. Overlap is
+// harmless: live events at or before a conversation's cursor are dropped,
+// and the sink drops message ids it has already recorded. A conversation
+// the bot has never answered in has no cursor, so a first message sent
+// while it is down is not found.
+//
 // # Allowlist and media
 //
 // A sink that implements [Allower] (channels.Router does) is asked before

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,6 +99,11 @@ type fakeDiscord struct {
 	nextID     int
 	failSends  int // the next n message posts answer 500
 	connected  chan struct{}
+	// history is each channel's messages in the order sent, for the
+	// history endpoint; closed channels answer it 403.
+	history   map[string][]map[string]any
+	closed    map[string]bool
+	histReads []string // "channel after=id" per history request
 }
 
 type frame struct {
@@ -117,7 +123,8 @@ func newFakeDiscord(t *testing.T) *fakeDiscord {
 	tokenSeq.n++
 	tok := fmt.Sprintf("tok%d.%s", tokenSeq.n, strings.ReplaceAll(t.Name(), "/", "_"))
 	tokenSeq.Unlock()
-	f := &fakeDiscord{t: t, token: tok, typing: map[string]int{}, files: map[string][]byte{}, nextID: 1000, connected: make(chan struct{}, 16)}
+	f := &fakeDiscord{t: t, token: tok, typing: map[string]int{}, files: map[string][]byte{}, nextID: 1000, connected: make(chan struct{}, 16),
+		history: map[string][]map[string]any{}, closed: map[string]bool{}}
 	fakesMu.Lock()
 	fakes[tok] = f
 	fakesMu.Unlock()
@@ -155,6 +162,8 @@ func (f *fakeDiscord) serve(w http.ResponseWriter, r *http.Request) {
 		f.typing[ch]++
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(p, api+"channels/") && strings.HasSuffix(p, "/messages") && r.Method == http.MethodGet:
+		f.readHistory(w, r, strings.TrimSuffix(strings.TrimPrefix(p, api+"channels/"), "/messages"))
 	case strings.HasPrefix(p, api+"channels/") && strings.HasSuffix(p, "/messages") && r.Method == http.MethodPost:
 		f.postMessage(w, r, strings.TrimSuffix(strings.TrimPrefix(p, api+"channels/"), "/messages"))
 	case p == api+"applications/"+appID+"/commands" && r.Method == http.MethodPut:
@@ -216,6 +225,59 @@ func (f *fakeDiscord) postMessage(w http.ResponseWriter, r *http.Request, channe
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprint(id), "channel_id": channel, "content": body.Content,
 		"author": map[string]any{"id": botID, "username": "joshbot", "bot": true}})
+}
+
+// readHistory answers GET /channels/{id}/messages?after=&limit= as Discord
+// does: the oldest messages after the id, listed newest first, and without
+// guild_id, which only gateway events carry.
+func (f *fakeDiscord) readHistory(w http.ResponseWriter, r *http.Request, channel string) {
+	after := r.URL.Query().Get("after")
+	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
+	if err != nil || limit <= 0 || limit > 100 {
+		limit = 50
+	}
+	f.mu.Lock()
+	f.histReads = append(f.histReads, channel+" after="+after)
+	if f.closed[channel] {
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"message": "Missing Access", "code": 50001}`)
+		return
+	}
+	var out []map[string]any
+	for _, m := range f.history[channel] {
+		id := m["id"].(string)
+		if after == "" || len(id) > len(after) || len(id) == len(after) && id > after {
+			c := map[string]any{}
+			for k, v := range m {
+				if k != "guild_id" {
+					c[k] = v
+				}
+			}
+			out = append(out, c)
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	f.mu.Unlock()
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
+}
+
+// offline records a message sent while the bot has no gateway session:
+// it is in the channel's history, and no event carries it.
+func (f *fakeDiscord) offline(m map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := m["channel_id"].(string)
+	f.history[ch] = append(f.history[ch], m)
 }
 
 var upgrader = websocket.Upgrader{}
@@ -310,6 +372,10 @@ func (f *fakeDiscord) dispatch(typ string, data any) {
 	f.seq++
 	fr := frame{Op: 0, Seq: f.seq, Type: typ, Data: data}
 	f.log = append(f.log, fr)
+	if m, ok := data.(map[string]any); ok && typ == "MESSAGE_CREATE" {
+		ch, _ := m["channel_id"].(string)
+		f.history[ch] = append(f.history[ch], m)
+	}
 	if f.conn != nil {
 		f.wmu.Lock()
 		f.conn.WriteJSON(fr)

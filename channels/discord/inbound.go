@@ -34,22 +34,40 @@ func principal(sink channels.Sink, u *discordgo.User) (string, bool) {
 // event is handled completely before the next is read.
 func (d *Discord) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 	sink, ctx := d.running()
-	if sink == nil || mc.Message == nil {
+	if sink == nil || mc.Message == nil || d.cursors.handled(mc.ChannelID, mc.ID) {
 		return
 	}
-	d.deliverRetrying(ctx, mc.ID, func(ctx context.Context) error {
-		return d.handleMessage(ctx, sink, mc.Message)
-	})
+	d.handleRetrying(ctx, sink, mc.Message)
 }
 
-// deliverRetrying runs try until it succeeds or ctx ends. Discord will not
-// send the event again, so giving up would lose it.
-func (d *Discord) deliverRetrying(ctx context.Context, id string, try func(context.Context) error) {
+// handleRetrying handles m until that succeeds, then moves its
+// conversation's catch-up cursor past it. It reports false when ctx ended
+// first.
+func (d *Discord) handleRetrying(ctx context.Context, sink channels.Sink, m *discordgo.Message) bool {
+	var engaged bool
+	ok := d.deliverRetrying(ctx, m.ID, func(ctx context.Context) error {
+		var err error
+		engaged, err = d.handleMessage(ctx, sink, m)
+		return err
+	})
+	if ok {
+		d.cursors.advance(m.ChannelID, m.GuildID, m.ID, engaged, d.now())
+	}
+	return ok
+}
+
+// deliverRetrying runs try until it succeeds or ctx ends, and reports
+// whether it succeeded. Discord will not send the event again, so giving
+// up would lose it.
+func (d *Discord) deliverRetrying(ctx context.Context, id string, try func(context.Context) error) bool {
 	var bo backoff
 	for {
 		err := try(ctx)
-		if err == nil || ctx.Err() != nil {
-			return
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
 		}
 		d.log.Warn("message not delivered; retrying", "message", id, "err", d.scrub(err))
 		if bo == nil {
@@ -57,7 +75,7 @@ func (d *Discord) deliverRetrying(ctx context.Context, id string, try func(conte
 		}
 		if bo.Sleep(ctx) != nil {
 			d.log.Error("message not delivered before shutdown", "message", id)
-			return
+			return false
 		}
 	}
 }
@@ -89,10 +107,13 @@ func stripSelf(text string, me *discordgo.User) string {
 	return strings.TrimSpace(text)
 }
 
-func (d *Discord) handleMessage(ctx context.Context, sink channels.Sink, m *discordgo.Message) error {
+// handleMessage hands m to sink. engaged reports that the bot answers in
+// m's conversation: an allowed sender wrote to it directly or addressed
+// it, which is what starts catch-up tracking for the conversation.
+func (d *Discord) handleMessage(ctx context.Context, sink channels.Sink, m *discordgo.Message) (engaged bool, err error) {
 	me := d.self()
 	if m.Author == nil || m.Author.Bot || me != nil && m.Author.ID == me.ID {
-		return nil // bots, the adapter itself included, never trigger it
+		return false, nil // bots, the adapter itself included, never trigger it
 	}
 	who, allowed := principal(sink, m.Author)
 	inb := channels.Inbound{
@@ -106,13 +127,14 @@ func (d *Discord) handleMessage(ctx context.Context, sink channels.Sink, m *disc
 	}
 	if !allowed {
 		// The sink logs and drops it; nothing is downloaded or answered.
-		return sink.Deliver(ctx, inb)
+		return false, sink.Deliver(ctx, inb)
 	}
+	engaged = inb.IsDirect || inb.Mentioned
 	var notes []string
 	for _, a := range m.Attachments {
 		att, note, err := d.fetch(ctx, a)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if note != "" {
 			notes = append(notes, note)
@@ -126,12 +148,12 @@ func (d *Discord) handleMessage(ctx context.Context, sink channels.Sink, m *disc
 		}
 	}
 	if inb.Text == "" && len(inb.Attachments) == 0 {
-		return nil
+		return engaged, nil
 	}
 	if inb.Text == "" {
 		inb.Text = "[The user sent an attachment.]"
 	}
-	return sink.Deliver(ctx, inb)
+	return engaged, sink.Deliver(ctx, inb)
 }
 
 // errTransient marks a download failure worth retrying.

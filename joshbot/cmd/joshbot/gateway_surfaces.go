@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
@@ -30,6 +31,7 @@ func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 			SpoolDir:             spool,
 			RespondToAllChannels: dc.RespondToAllChannels,
 			ReadAllContent:       dc.RespondToAll,
+			CursorFile:           filepath.Join(rt.home, "gateway", "discord-cursors.json"),
 			Logger:               a.log,
 		})
 		if err != nil {
