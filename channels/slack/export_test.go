@@ -1,6 +1,9 @@
 package slack
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
 // Backoff is the adapter's reconnect ladder.
 type Backoff interface {
@@ -13,3 +16,7 @@ func (s *Slack) SetBackoff(f func() Backoff) { s.newBackoff = func() backoff { r
 
 // Escape exposes the message-text escaper.
 func Escape(s string) string { return escape(s) }
+
+// SetDownloader replaces the client that fetches inbound files, so tests
+// can serve them from a fake on the loopback address.
+func (s *Slack) SetDownloader(c *http.Client) { s.download = c }

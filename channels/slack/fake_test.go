@@ -51,6 +51,10 @@ type fakeSlack struct {
 	uploaded   map[string]int
 	uploadAuth []string
 	shared     []sharedFile
+	// files are served at /files/<name> to the bot token; anything else
+	// gets Slack's sign-in page, as a token without files:read does.
+	files     map[string][]byte
+	downloads int
 }
 
 type sharedFile struct {
@@ -66,7 +70,7 @@ type pendingEnv struct {
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
-	f := &fakeSlack{t: t, pending: map[string]*pendingEnv{}, acked: map[string]bool{}, uploaded: map[string]int{}, stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
+	f := &fakeSlack{t: t, pending: map[string]*pendingEnv{}, acked: map[string]bool{}, uploaded: map[string]int{}, files: map[string][]byte{}, stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	go f.resendLoop()
 	t.Cleanup(func() {
@@ -107,6 +111,24 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 			delete(f.pending, ack.EnvelopeID)
 			f.mu.Unlock()
 		}
+	}
+	if name, ok := strings.CutPrefix(r.URL.Path, "/files/"); ok {
+		f.mu.Lock()
+		f.downloads++
+		data, found := f.files[name]
+		f.mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+botToken || strings.HasPrefix(name, "signin") {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!DOCTYPE html><title>Sign in | Slack</title>")
+			return
+		}
+		if !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(data)
+		return
 	}
 	if id, ok := strings.CutPrefix(r.URL.Path, "/upload/"); ok {
 		data, _ := io.ReadAll(r.Body)

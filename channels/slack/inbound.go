@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/joshbot/joshbot/channels"
@@ -23,6 +24,7 @@ type event struct {
 	Channel     string  `json:"channel"`
 	ChannelType string  `json:"channel_type"`
 	Blocks      []block `json:"blocks"`
+	Files       []file  `json:"files"`
 }
 
 // block is a rich-text block, walked for user elements.
@@ -99,7 +101,7 @@ func (s *Slack) handle(ctx context.Context, sink channels.Sink, env envelope) er
 	if bot != "" {
 		text = strings.TrimSpace(strings.ReplaceAll(text, "<@"+bot+">", ""))
 	}
-	return sink.Deliver(ctx, channels.Inbound{
+	inb := channels.Inbound{
 		Channel:      Name,
 		Conversation: conv,
 		Principal:    e.User,
@@ -107,7 +109,63 @@ func (s *Slack) handle(ctx context.Context, sink channels.Sink, env envelope) er
 		MessageID:    e.Channel + ":" + e.TS,
 		IsDirect:     direct,
 		Mentioned:    mentioned,
-	})
+	}
+	// A channel message that mentions the bot comes twice, as a message
+	// and as an app_mention event, with one MessageID: the router runs it
+	// once, and the twin is not fetched or explained again here.
+	if s.recent.has(inb.MessageID) {
+		return nil
+	}
+	if len(e.Files) > 0 {
+		if err := s.attach(ctx, sink, &inb, e.Files); err != nil {
+			return err
+		}
+		if inb.Text == "" && len(inb.Attachments) == 0 {
+			return nil
+		}
+		if inb.Text == "" {
+			inb.Text = "[The user sent a file.]"
+		}
+	}
+	if err := sink.Deliver(ctx, inb); err != nil {
+		return err
+	}
+	if inb.IsDirect || inb.Mentioned {
+		// Its twin adds nothing. An unaddressed message is not recorded
+		// by the router, so its app_mention twin must still go through.
+		s.recent.add(inb.MessageID)
+	}
+	return nil
+}
+
+// recentIDs remembers the last message ids handed over, in a ring.
+type recentIDs struct {
+	mu   sync.Mutex
+	set  map[string]struct{}
+	ring [256]string
+	next int
+}
+
+func (r *recentIDs) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.set[id]
+	return ok
+}
+
+func (r *recentIDs) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.set == nil {
+		r.set = map[string]struct{}{}
+	}
+	if _, ok := r.set[id]; ok {
+		return
+	}
+	delete(r.set, r.ring[r.next])
+	r.ring[r.next] = id
+	r.next = (r.next + 1) % len(r.ring)
+	r.set[id] = struct{}{}
 }
 
 // inThread reports whether the bot answered in thread conversation conv.

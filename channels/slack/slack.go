@@ -29,6 +29,14 @@
 // <@BOTID> markup), when it is posted in a thread the bot has answered in,
 // or when the router's respond_to_all is on. Messages of bots, the bot's
 // own included, edits and other subtypes never trigger it.
+//
+// # Files
+//
+// With Options.SpoolDir set, the files of a message from a sender on the
+// sink's allowlist ([Allower]) are downloaded with the bot token (it needs
+// files:read), only from Slack's hosts, into the spool, under
+// [channels.MaxAttachmentBytes]; a file the adapter will not take is
+// explained in a reply. A stranger's files are never fetched.
 package slack
 
 import (
@@ -72,6 +80,10 @@ type Options struct {
 	// APIURL is the Web API root; empty means DefaultAPIURL. Tests point
 	// it at a fake.
 	APIURL string
+	// SpoolDir is the media spool the files of allowed senders are saved
+	// into (the bot token needs the files:read scope). Empty means files
+	// are refused with a reply saying so.
+	SpoolDir string
 	// Logger receives the adapter's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -91,12 +103,16 @@ type Slack struct {
 	log  *slog.Logger
 	api  string
 	http *http.Client
+	// download fetches inbound files: a client that refuses private
+	// addresses.
+	download *http.Client
 	// newBackoff builds the reconnect ladder; replaceable by tests.
 	newBackoff func() backoff
 
 	mu      sync.Mutex
 	botID   string
 	threads map[string]time.Time // thread conversations the bot answered in
+	recent  recentIDs            // message ids handed over lately
 }
 
 var _ channels.Channel = (*Slack)(nil)
@@ -138,6 +154,7 @@ func New(opts *Options) (*Slack, error) {
 		log:        log.With("channel", Name),
 		api:        api,
 		http:       &http.Client{Timeout: 30 * time.Second},
+		download:   channels.SafeHTTPClient(time.Minute),
 		newBackoff: func() backoff { return channels.NewBackoff(time.Second, time.Minute) },
 		threads:    map[string]time.Time{},
 	}, nil

@@ -115,12 +115,22 @@ func TestMessageAndAppMentionShareAnID(t *testing.T) {
 	f := newFakeSlack(t)
 	sink := &recordingSink{}
 	run(t, newAdapter(t, f), sink)
+	// A message that visibly mentions the bot: its app_mention twin is
+	// acknowledged and not handed over again.
 	f.event(msg("U1", "C1", "channel", "2.0001", "<@UBOT> hi", nil))
-	f.event(map[string]any{"type": "app_mention", "user": "U1", "channel": "C1", "ts": "2.0001", "text": "<@UBOT> hi"})
-	waitFor(t, "both events", func() bool { return len(sink.delivered()) == 2 })
+	twin := f.event(map[string]any{"type": "app_mention", "user": "U1", "channel": "C1", "ts": "2.0001", "text": "<@UBOT> hi"})
+	waitFor(t, "the twin acknowledged", func() bool { return f.isAcked(twin) })
+	if d := sink.delivered(); len(d) != 1 || d[0].MessageID != "C1:2.0001" || !d[0].Mentioned {
+		t.Fatalf("delivered %+v, want the message once, addressed", d)
+	}
+	// A message event the adapter cannot see the mention in: the
+	// app_mention twin, with the same id, still reaches the sink.
+	f.event(msg("U1", "C1", "channel", "2.0002", "hi bot", nil))
+	f.event(map[string]any{"type": "app_mention", "user": "U1", "channel": "C1", "ts": "2.0002", "text": "hi bot"})
+	waitFor(t, "both events of the second message", func() bool { return len(sink.delivered()) == 3 })
 	d := sink.delivered()
-	if d[0].MessageID != d[1].MessageID || d[0].MessageID != "C1:2.0001" {
-		t.Fatalf("ids %q and %q: the router must see one message", d[0].MessageID, d[1].MessageID)
+	if d[1].MessageID != "C1:2.0002" || d[2].MessageID != "C1:2.0002" || d[1].Mentioned || !d[2].Mentioned {
+		t.Fatalf("second message delivered as %+v and %+v", d[1], d[2])
 	}
 }
 

@@ -44,7 +44,7 @@ func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, Logger: a.log})
+		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, SpoolDir: spool, Logger: a.log})
 		if err != nil {
 			return nil, err
 		}
