@@ -68,13 +68,32 @@ func TestIncidentsCommandsAndStatusLine(t *testing.T) {
 	if !strings.Contains(r.stdout, "Incidents: 1 in the last 24h (1 llm_failure)") {
 		t.Fatalf("status: %+v", r)
 	}
-	r = runCLI(t, "", "--config", cfgPath, "incidents", "list", "--json")
-	var incs []agent.Incident
-	if err := json.Unmarshal([]byte(r.stdout), &incs); err != nil || len(incs) != 1 || incs[0].Kind != "llm_failure" || !strings.Contains(incs[0].Error, "kaput") {
-		t.Fatalf("list: %v %+v", err, r)
+	for _, args := range [][]string{{"incidents", "list", "--json"}, {"--output", "json", "incidents", "list"}} {
+		r = runCLI(t, "", append([]string{"--config", cfgPath}, args...)...)
+		var list struct {
+			SchemaVersion int              `json:"schema_version"`
+			Incidents     []agent.Incident `json:"incidents"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || list.SchemaVersion != 1 || len(list.Incidents) != 1 ||
+			list.Incidents[0].Kind != "llm_failure" || !strings.Contains(list.Incidents[0].Error, "kaput") {
+			t.Fatalf("%v: %v %+v", args, err, r)
+		}
 	}
 	if r := runCLI(t, "", "--config", cfgPath, "incidents", "summary"); !strings.Contains(r.stdout, "llm_failure") || !strings.Contains(r.stdout, "1 in 24h") {
 		t.Fatalf("summary: %+v", r)
+	}
+	r = runCLI(t, "", "--config", cfgPath, "--output", "json", "incidents", "summary")
+	var sum struct {
+		SchemaVersion int `json:"schema_version"`
+		WindowHours   int `json:"window_hours"`
+		Kinds         []struct {
+			Kind          string
+			Total, Recent int
+		} `json:"kinds"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil || sum.SchemaVersion != 1 || sum.WindowHours != 24 ||
+		len(sum.Kinds) != 1 || sum.Kinds[0].Kind != "llm_failure" || sum.Kinds[0].Total != 1 || sum.Kinds[0].Recent != 1 {
+		t.Fatalf("summary json: %v %+v", err, r)
 	}
 	if r := runCLI(t, "", "--config", cfgPath, "incidents", "clear"); r.code == 0 || !strings.Contains(r.stderr, "--force") {
 		t.Fatalf("clear without terminal: %+v", r)
@@ -174,18 +193,22 @@ func TestSkillsListAndTrustCLI(t *testing.T) {
 		SchemaVersion int `json:"schema_version"`
 		Skills        []struct {
 			Name    string `json:"name"`
+			State   string `json:"state"`
 			Trusted bool   `json:"trusted"`
 		} `json:"skills"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.SchemaVersion != 1 {
 		t.Fatalf("json: %v %q", err, r.stdout)
 	}
-	trusted := map[string]bool{}
-	for _, s := range doc.Skills {
-		trusted[s.Name] = s.Trusted
+	trusted, state := map[string]bool{}, map[string]string{}
+	for i, s := range doc.Skills {
+		trusted[s.Name], state[s.Name] = s.Trusted, s.State
+		if i > 0 && doc.Skills[i-1].Name > s.Name {
+			t.Errorf("skills not sorted by name: %q before %q", doc.Skills[i-1].Name, s.Name)
+		}
 	}
-	if !trusted["deploy"] || !trusted["skill-creator"] {
-		t.Fatalf("trusted = %v", trusted)
+	if !trusted["deploy"] || !trusted["skill-creator"] || state["deploy"] != "trusted" || state["skill-creator"] != "bundled" {
+		t.Fatalf("trusted = %v, state = %v", trusted, state)
 	}
 	// The trusted skill's summary reaches the model.
 	srv.Enqueue(providertest.Text("ok"))

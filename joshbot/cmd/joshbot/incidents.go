@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 )
 
 func (a *app) incidentsCommand() *cobra.Command {
@@ -29,34 +29,28 @@ func (a *app) incidentsCommand() *cobra.Command {
 		Short: "List recorded incidents, newest last",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				a.format = output.JSON
+			}
 			log, err := a.incidentLog()
 			if err != nil {
-				return err
+				return a.fail(err)
 			}
 			incs := log.List()
 			if limit > 0 && len(incs) > limit {
 				incs = incs[len(incs)-limit:]
 			}
-			if asJSON || a.output == "json" {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				if incs == nil {
-					incs = []agent.Incident{}
-				}
-				return enc.Encode(incs)
-			}
-			if len(incs) == 0 {
-				fmt.Fprintln(a.stdout, "No incidents recorded.")
-				return nil
-			}
+			doc := &output.IncidentList{SchemaVersion: output.SchemaVersion, Incidents: []output.IncidentItem{}}
 			for _, inc := range incs {
-				fmt.Fprintf(a.stdout, "%s  %-12s  %-20s  iterations=%d tool_calls=%d  %s\n",
-					inc.Time.Local().Format(time.DateTime), inc.Kind, inc.Session, inc.Iterations, inc.ToolCalls, inc.Error)
+				doc.Incidents = append(doc.Incidents, output.IncidentItem{
+					Time: inc.Time, Kind: inc.Kind, Session: inc.Session, Provider: inc.Provider, Model: inc.Model,
+					Iterations: inc.Iterations, ToolCalls: inc.ToolCalls, Error: inc.Error,
+				})
 			}
-			return nil
+			return output.Write(a.stdout, a.format, doc)
 		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON (the same as --output json)")
 	list.Flags().IntVarP(&limit, "limit", "n", 0, "show only the newest N")
 	summary := &cobra.Command{
 		Use:   "summary",
@@ -65,18 +59,15 @@ func (a *app) incidentsCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := a.incidentLog()
 			if err != nil {
-				return err
+				return a.fail(err)
 			}
-			all := log.List()
-			if len(all) == 0 {
-				fmt.Fprintln(a.stdout, "No incidents recorded.")
-				return nil
+			const window = 24 * time.Hour
+			recent := log.CountSince(time.Now().Add(-window))
+			doc := &output.IncidentSummary{SchemaVersion: output.SchemaVersion, WindowHours: int(window.Hours()), Kinds: []output.IncidentKind{}}
+			for _, s := range agent.SummarizeIncidents(log.List()) {
+				doc.Kinds = append(doc.Kinds, output.IncidentKind{Kind: s.Kind, Total: s.Count, Recent: recent[s.Kind], Last: s.Last})
 			}
-			recent := log.CountSince(time.Now().Add(-24 * time.Hour))
-			for _, s := range agent.SummarizeIncidents(all) {
-				fmt.Fprintf(a.stdout, "%-12s  %4d total  %4d in 24h  last %s\n", s.Kind, s.Count, recent[s.Kind], s.Last.Local().Format(time.DateTime))
-			}
-			return nil
+			return output.Write(a.stdout, a.format, doc)
 		},
 	}
 	var force bool

@@ -1,15 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/skills"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/tools"
 )
 
@@ -68,25 +70,18 @@ func (a *app) skillsCommand() *cobra.Command {
 		Short: "List every skill with its trust state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				a.format = output.JSON
+			}
 			lib, err := a.skillLibrary()
 			if err != nil {
-				return err
+				return a.fail(err)
 			}
 			all, err := lib.List()
 			if err != nil {
-				return err
+				return a.fail(err)
 			}
-			if asJSON || a.output == "json" {
-				if all == nil {
-					all = []skills.Skill{}
-				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
-					SchemaVersion int            `json:"schema_version"`
-					Skills        []skills.Skill `json:"skills"`
-				}{1, all})
-			}
+			doc := &output.SkillList{SchemaVersion: output.SchemaVersion, Skills: []output.SkillItem{}}
 			for _, s := range all {
 				state := "trusted"
 				switch {
@@ -97,15 +92,16 @@ func (a *app) skillsCommand() *cobra.Command {
 				case !s.Trusted:
 					state = "untrusted"
 				}
-				fmt.Fprintf(a.stdout, "%-24s %-9s %s\n", s.Name, state, s.Description)
-				if s.Problem != "" {
-					fmt.Fprintf(a.stdout, "%-24s           problem: %s\n", "", s.Problem)
-				}
+				doc.Skills = append(doc.Skills, output.SkillItem{
+					Name: s.Name, Description: s.Description, Source: s.Source, Path: s.Path,
+					SHA256: s.Hash, State: state, Trusted: s.Trusted, Problem: s.Problem,
+				})
 			}
-			return nil
+			slices.SortFunc(doc.Skills, func(x, y output.SkillItem) int { return strings.Compare(x.Name, y.Name) })
+			return output.Write(a.stdout, a.format, doc)
 		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON (the same as --output json)")
 	trust := &cobra.Command{
 		Use:   "trust <name>",
 		Short: "Approve a workspace skill as it is now (read it first)",
