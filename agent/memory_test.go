@@ -359,3 +359,31 @@ func TestCompactionByMessageCount(t *testing.T) {
 		t.Errorf("a session over the history limit was not compacted: %+v", sess.Messages[0])
 	}
 }
+
+// The learning request goes out while the turn is being saved; when that
+// save fails, nothing is learned, counted or written to HISTORY.md.
+func TestFailedSaveLearnsAndRecordsNothing(t *testing.T) {
+	lt, err := memory.OpenLongTerm(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, srv, store, _ := setup(t, &agent.Options{Memory: lt})
+	// The reply is over memory.MaxLineBytes, so the session cannot store
+	// it; the user's message alone was staged fine.
+	huge := strings.Repeat("y", memory.MaxLineBytes+1)
+	srv.Enqueue(providertest.Text(huge), providertest.Text(`{"facts": ["The user likes long answers"]}`))
+	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:unsaved", Text: "tell me everything"})
+	if err == nil || !strings.Contains(err.Error(), "save session") || reply == nil {
+		t.Fatalf("reply %v, err %v: want the failed save reported", reply != nil, err)
+	}
+	a.Wait()
+	if f, _ := lt.Facts("cli:unsaved"); len(f) != 0 {
+		t.Errorf("learned from an unsaved turn: %q", f)
+	}
+	if hist, _ := os.ReadFile(lt.HistoryPath()); strings.Contains(string(hist), "tell me everything") {
+		t.Errorf("HISTORY.md has the unsaved turn: %q", hist)
+	}
+	if m, err := store.LoadMeta("cli:unsaved"); err != nil || m.Turns != 0 {
+		t.Errorf("meta %+v %v: the unsaved turn was counted", m, err)
+	}
+}
