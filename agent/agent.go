@@ -417,9 +417,21 @@ func (t *turn) fallback(n string) {
 func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	a := t.a
 	reply := &Reply{}
+	// The tool list is taken again before every request when the
+	// registry changed, so a tool withdrawn mid-turn (a revoked MCP
+	// server) is no longer offered, and one registered meanwhile is.
 	var defs []providers.ToolDefinition
-	if a.tools != nil {
-		defs = toProviderTools(t.filterDefs(ctx, a.tools.Definitions()))
+	var src []tools.Definition
+	refreshTools := func() {
+		if a.tools == nil {
+			return
+		}
+		cur := a.tools.Definitions()
+		if src != nil && len(cur) == len(src) && (len(cur) == 0 || &cur[0] == &src[0]) {
+			return // the registry's cached list: nothing changed
+		}
+		src = cur
+		defs = toProviderTools(t.filterDefs(ctx, cur))
 	}
 	model := a.model
 	if t.model != "" {
@@ -442,6 +454,7 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 
 	for reply.Iterations < maxIterations {
 		reply.Iterations++
+		refreshTools()
 		msgs = repairMessages(msgs, a.log)
 		req := &providers.Request{
 			Model:       model,

@@ -454,3 +454,59 @@ func TestUnsavedMessageRunsNoTool(t *testing.T) {
 		t.Fatalf("stored %d messages of a turn that could not be saved", len(sess.Messages))
 	}
 }
+
+// revoker is a tool that withdraws other tools from its registry when it
+// runs, as a revoked MCP server's tools are withdrawn mid-turn.
+type revoker struct {
+	reg   *tools.Registry
+	names []string
+}
+
+func (revoker) Name() string                { return "revoke" }
+func (revoker) Description() string         { return "withdraws tools" }
+func (revoker) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (r revoker) Execute(context.Context, json.RawMessage) (string, error) {
+	r.reg.Unregister("its server was revoked", r.names...)
+	return "done", nil
+}
+
+func TestToolsWithdrawnMidTurnAreNotOfferedAgain(t *testing.T) {
+	srv := providertest.NewServer(t)
+	client, err := providers.NewClient(&providers.ClientOptions{BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	if err := tools.RegisterFilesystem(reg, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register(revoker{reg: reg, names: []string{"read_file"}}); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := memory.NewStore(t.TempDir())
+	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Tools: reg, Sessions: store, DisableLearning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Wait)
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("revoke", `{}`)), providertest.Text("ok"))
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:rev", Text: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	offered := func(r providertest.Request, name string) bool {
+		for _, d := range r.Tools {
+			if d.Function.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !offered(reqs[0], "read_file") || offered(reqs[1], "read_file") || !offered(reqs[1], "write_file") {
+		t.Errorf("read_file offered before %v and after %v the withdrawal; write_file after %v",
+			offered(reqs[0], "read_file"), offered(reqs[1], "read_file"), offered(reqs[1], "write_file"))
+	}
+}
