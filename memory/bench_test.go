@@ -37,19 +37,32 @@ func benchMessages(n int) []Message {
 	return msgs
 }
 
-func BenchmarkLoad10k(b *testing.B) {
-	dir := b.TempDir()
-	s, err := NewStore(dir)
+// BenchmarkLoad10k decodes a 10,000-message session every time, as the
+// first Load after a start does (the parsed-session cache is off).
+func BenchmarkLoad10k(b *testing.B) { benchmarkLoad(b, 10_000, false) }
+
+// BenchmarkLoad500 and BenchmarkLoad500Unchanged load a session of the
+// size compaction keeps a conversation near (about 500 messages), decoded
+// each time and recognised unchanged by the cache, as a gateway's next
+// turn finds it.
+func BenchmarkLoad500(b *testing.B)          { benchmarkLoad(b, 500, false) }
+func BenchmarkLoad500Unchanged(b *testing.B) { benchmarkLoad(b, 500, true) }
+
+func benchmarkLoad(b *testing.B, n int, cached bool) {
+	s, err := NewStore(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Save(&Session{Key: "api:bench", Messages: benchMessages(10_000)}); err != nil {
+	if !cached {
+		s.cache = nil
+	}
+	if err := s.Save(&Session{Key: "api:bench", Messages: benchMessages(n)}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		sess, err := s.Load("api:bench")
-		if err != nil || len(sess.Messages) != 10_000 {
+		if err != nil || len(sess.Messages) != n {
 			b.Fatalf("loaded %d messages, err %v", len(sess.Messages), err)
 		}
 	}

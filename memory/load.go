@@ -32,15 +32,38 @@ func (s *Store) load(key, path string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A rough first capacity saves the slice from doubling its way up
-	// through a long session; typical lines are a few hundred bytes.
-	sess.Messages = make([]Message, 0, min(info.Size()/256+1, 1<<16))
-	bad, err := readMessages(f, &sess.Messages)
+	var bad []span
+	if s.cache != nil && info.Size() <= cacheMaxBytes {
+		// Read whole, so an unchanged file is recognised by its bytes and
+		// its messages come from the cache without decoding.
+		data := make([]byte, info.Size())
+		if _, err := io.ReadFull(f, data); err != nil {
+			return nil, err
+		}
+		sum := s.cache.sum(data)
+		if msgs, ok := s.cache.get(key, sum, len(data)); ok {
+			sess.Messages = msgs
+		} else {
+			sess.Messages = make([]Message, 0, len(data)/256+1)
+			if bad, err = readMessages(bytes.NewReader(data), &sess.Messages); err != nil {
+				return nil, err
+			}
+			if len(bad) == 0 {
+				s.cache.put(key, sum, len(data), sess.Messages)
+			} else {
+				s.cache.drop(key)
+			}
+		}
+	} else {
+		// A rough first capacity saves the slice from doubling its way up
+		// through a long session; typical lines are a few hundred bytes.
+		sess.Messages = make([]Message, 0, min(info.Size()/256+1, 1<<16))
+		if bad, err = readMessages(f, &sess.Messages); err != nil {
+			return nil, err
+		}
+	}
 	if len(sess.Messages) == 0 {
 		sess.Messages = nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	sess.Created = firstTime(sess.Messages, info.ModTime())
 	sess.Updated = info.ModTime()

@@ -13,7 +13,7 @@ import (
 // benchmark that arrives later only needs a line here.
 var goBenches = []struct{ dir, pattern string }{
 	{"agent", "BenchmarkTurnOneToolCall$"},
-	{"memory", "Benchmark(Load10k|Search|MemorySearch|Dream)"},
+	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)"},
 	{"tools", "Benchmark(MemorySearch|SessionSearch)"},
 	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$"},
 }
