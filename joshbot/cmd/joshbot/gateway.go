@@ -60,11 +60,19 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 	defer rt.Close()
 	defer a.startHealthFile(ctx, rt.home)()
 	var stopAt atomic.Pointer[time.Time]
-	context.AfterFunc(ctx, func() {
+	noted := make(chan struct{})
+	unnote := context.AfterFunc(ctx, func() {
+		defer close(noted)
 		now := time.Now()
 		stopAt.Store(&now)
 		a.log.Info("stopping: work in flight gets the grace period; a second signal stops at once", "grace", grace)
 	})
+	// Nothing is logged after gateway returns.
+	defer func() {
+		if !unnote() {
+			<-noted
+		}
+	}()
 	chans, err := a.enabledChannels(rt)
 	if err != nil {
 		return err
