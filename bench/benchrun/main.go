@@ -157,36 +157,43 @@ func run(root, out string, n int, parts map[string]bool) error {
 			{name: "floor: joshbot exiting before main", bin: initOnly, args: func(int) []string { return []string{"version"} }},
 		}, scenarios...)
 	}
-	for _, sc := range scenarios {
-		if !parts["process"] {
-			break
-		}
-		log.Printf("measuring %s ×%d", sc.name, n)
-		exe := bin
-		if sc.bin != "" {
-			exe = sc.bin
-		}
-		var wall, rss, faults []float64
+	if parts["process"] {
+		// Runs are interleaved, one of each scenario per round, so that a
+		// change in the host's speed during the suite (a virtual machine's
+		// neighbours) weighs on every figure and its floors alike.
+		type samples struct{ wall, rss, faults []float64 }
+		got := make([]samples, len(scenarios))
 		for i := 0; i < n+1; i++ {
-			w, r, f, err := measure(exe, sc.args(i))
-			if err != nil {
-				return fmt.Errorf("%s: %w", sc.name, err)
-			}
 			if i == 0 {
-				continue // the first run warms the page cache
+				log.Printf("measuring %d process scenarios ×%d, interleaved", len(scenarios), n)
 			}
-			wall = append(wall, w.Seconds()*1000)
-			rss = append(rss, r)
-			faults = append(faults, f)
+			for j, sc := range scenarios {
+				exe := bin
+				if sc.bin != "" {
+					exe = sc.bin
+				}
+				w, r, f, err := measure(exe, sc.args(i))
+				if err != nil {
+					return fmt.Errorf("%s: %w", sc.name, err)
+				}
+				if i == 0 {
+					continue // the first round warms the page cache
+				}
+				g := &got[j]
+				g.wall, g.rss, g.faults = append(g.wall, w.Seconds()*1000), append(g.rss, r), append(g.faults, f)
+			}
 		}
-		rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: wall})
-		if sc.bin == "" {
-			// Not for the floor: rusage's peak counts the forked child
-			// up to its exec, so a peak below the driver's own is not
-			// the program's.
-			rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: rss})
+		for j, sc := range scenarios {
+			g := got[j]
+			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: g.wall})
+			if sc.bin == "" {
+				// Not for the floor: rusage's peak counts the forked child
+				// up to its exec, so a peak below the driver's own is not
+				// the program's.
+				rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: g.rss})
+			}
+			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Samples: g.faults, Note: "minor faults, from rusage: the machine-independent twin of the wall time"})
 		}
-		rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Samples: faults, Note: "minor faults, from rusage: the machine-independent twin of the wall time"})
 	}
 	if parts["gateway"] && hasCommand(bin, "gateway") {
 		runs := max(n/5, 3)
