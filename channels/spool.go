@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,4 +221,28 @@ func SweepSpool(dir string, maxAge time.Duration, now time.Time) (int, error) {
 		removed++
 	}
 	return removed, first
+}
+
+// SpoolResponse saves a download's body into the spool dir as
+// [SaveToSpool] does, for an adapter fetching an attachment. It does not
+// close the body. A refusal the sender should hear of (a 4xx status, a
+// file over [MaxAttachmentBytes]) comes back as note, naming the file by
+// label; err is a failure worth retrying (a 5xx or 429 status) or a spool
+// error.
+func SpoolResponse(dir string, resp *http.Response, mimeType, name, label string) (att Attachment, note string, err error) {
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+			return Attachment{}, "", fmt.Errorf("download %s: %s", label, resp.Status)
+		}
+		return Attachment{}, fmt.Sprintf("%s could not be fetched (%s).", label, resp.Status), nil
+	}
+	att, err = SaveToSpool(dir, resp.Body, mimeType, name)
+	if errors.Is(err, ErrTooLarge) {
+		return Attachment{}, fmt.Sprintf("%s is over the %d MiB limit.", label, MaxAttachmentBytes>>20), nil
+	}
+	if err != nil {
+		return Attachment{}, "", err
+	}
+	return att, "", nil
 }

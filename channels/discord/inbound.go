@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -181,19 +180,9 @@ func (d *Discord) fetch(ctx context.Context, a *discordgo.MessageAttachment) (ch
 		return channels.Attachment{}, "", fmt.Errorf("discord: download %s: %w", a.Filename, errors.Join(errTransient, err))
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-			return channels.Attachment{}, "", fmt.Errorf("discord: download %s: %s", a.Filename, resp.Status)
-		}
-		return channels.Attachment{}, fmt.Sprintf("%s could not be fetched (%s).", a.Filename, resp.Status), nil
-	}
-	att, err := channels.SaveToSpool(d.opts.SpoolDir, resp.Body, a.ContentType, a.Filename)
-	if errors.Is(err, channels.ErrTooLarge) {
-		return channels.Attachment{}, fmt.Sprintf("%s is over the %d MiB limit.", a.Filename, channels.MaxAttachmentBytes>>20), nil
-	}
+	att, note, err := channels.SpoolResponse(d.opts.SpoolDir, resp, a.ContentType, a.Filename, a.Filename)
 	if err != nil {
-		return channels.Attachment{}, "", err
+		return channels.Attachment{}, "", fmt.Errorf("discord: %w", err)
 	}
-	return att, "", nil
+	return att, note, nil
 }

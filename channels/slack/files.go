@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -91,26 +90,16 @@ func (s *Slack) fetch(ctx context.Context, f file) (channels.Attachment, string,
 		return channels.Attachment{}, "", fmt.Errorf("slack: download %s: %w", name, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-			return channels.Attachment{}, "", fmt.Errorf("slack: download %s: %s", name, resp.Status)
-		}
-		return channels.Attachment{}, fmt.Sprintf("%s could not be fetched (%s).", name, resp.Status), nil
-	}
 	// Without the files:read scope Slack answers a file URL with its
 	// sign-in page, status 200.
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" && !strings.Contains(f.Mimetype, "html") {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode == http.StatusOK && mt == "text/html" && !strings.Contains(f.Mimetype, "html") {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		s.log.Warn("Slack answered a file download with a web page: the bot token needs the files:read scope", "file", name)
 		return channels.Attachment{}, fmt.Sprintf("%s could not be fetched: this bot is not allowed to read files (its token needs the files:read scope).", name), nil
 	}
-	att, err := channels.SaveToSpool(s.opts.SpoolDir, resp.Body, f.Mimetype, f.Name)
-	if errors.Is(err, channels.ErrTooLarge) {
-		return channels.Attachment{}, fmt.Sprintf("%s is over the %d MiB limit.", name, channels.MaxAttachmentBytes>>20), nil
-	}
+	att, note, err := channels.SpoolResponse(s.opts.SpoolDir, resp, f.Mimetype, f.Name, name)
 	if err != nil {
-		return channels.Attachment{}, "", fmt.Errorf("slack: save %s: %w", name, err)
+		return channels.Attachment{}, "", fmt.Errorf("slack: %w", err)
 	}
-	return att, "", nil
+	return att, note, nil
 }
