@@ -77,9 +77,9 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error
 	}
 	text := renderContent(res)
 	if res.IsError {
-		return "", errors.New(fence(t.s.cfg.Name, t.remote, text, true))
+		return "", errors.New(fenceResult(t.s.cfg.Name, t.remote, text, true))
 	}
-	return fence(t.s.cfg.Name, t.remote, text, false), nil
+	return fenceResult(t.s.cfg.Name, t.remote, text, false), nil
 }
 
 // renderContent turns a call result into text. Media are described, never
