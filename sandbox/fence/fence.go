@@ -141,7 +141,10 @@ func Wrap(source, text string, opts *Options) string {
 	if cut > 0 {
 		fmt.Fprintf(&b, "\n[truncated: %d more characters not shown]", cut)
 	}
-	b.WriteString("\n</tool_output>")
+	if cut > 0 || !strings.HasSuffix(body, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("</tool_output>")
 	return b.String()
 }
 
