@@ -202,7 +202,8 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if res := lastToolResult(t, srv, 1); res != "exit code: 0\nmade\n" {
+	// Shell output reaches the model fenced as untrusted text.
+	if res := lastToolResult(t, srv, 1); !strings.HasPrefix(res, "exit code: 0\n<tool_output ") || !strings.Contains(res, "\">\nmade\n</tool_output>") {
 		t.Fatalf("write inside: %q", res)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "made\n" {
