@@ -307,7 +307,14 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err != nil {
 		return refusedAttachments(err), fmt.Errorf("agent: %w", err)
 	}
-	unlock := a.sessions.Lock(req.SessionKey)
+	// The turn lock is shared with every process on this sessions
+	// directory (other CLI runs, a gateway, serve), and held from the
+	// load to the final save, so no save of theirs or ours is written
+	// from a stale load.
+	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	defer unlock()
 
 	sess, err := a.sessions.Load(req.SessionKey)
