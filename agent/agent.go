@@ -282,7 +282,9 @@ type Reply struct {
 // and saves the exchange. On failure it returns a non-nil Reply whose Text
 // tells the user what went wrong, together with the error: a provider
 // failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
-// Whatever happens, the session keeps the user's message and every step the
+// When the answer arrived but the session could not be written, the Reply
+// carries the answer and the error is a [*SaveError] (see [ErrNotSaved]).
+// Otherwise, the session keeps the user's message and every step the
 // loop completed, except for a request whose attachments are refused by
 // their content or size: that one is answered without touching the session
 // or the provider, and the error wraps [providers.ErrAttachment], as does
@@ -362,7 +364,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := a.sessions.Save(sess); err != nil {
 		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
 		if runErr == nil {
-			runErr = fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
+			runErr = &SaveError{Session: req.SessionKey, Err: err}
 		}
 	}
 	if runErr == nil {

@@ -20,7 +20,9 @@ import (
 const childEnv = "JOSHBOT_MEMORY_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(childEnv); strings.HasPrefix(mode, "turn") {
+	if mode := os.Getenv(childEnv); mode == "fulldisk" {
+		os.Exit(runFullDiskChild())
+	} else if strings.HasPrefix(mode, "turn") {
 		os.Exit(runTurnChild(mode))
 	} else if mode != "" {
 		os.Exit(runChild(mode))

@@ -133,6 +133,9 @@ type Store struct {
 	turns keyedMutex // held by callers across a turn; see Lock
 	files keyedMutex // held by Store methods around file access for one key
 	cache *sessionCache
+	// wrapWriter, when set, stands between the store and every file it
+	// writes; tests use it to fill the disk.
+	wrapWriter func(name string, w io.Writer) io.Writer
 }
 
 var errNoDir = errors.New("memory: Store has no directory; create it with NewStore")
@@ -470,7 +473,7 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 	if err := tmp.Chmod(0o600); err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 64<<10)
+	w := bufio.NewWriterSize(s.writerFor(tmp.Name(), tmp), 64<<10)
 	if err := fill(w); err != nil {
 		return err
 	}
@@ -492,6 +495,14 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 		return nil
 	}
 	return s.syncDir()
+}
+
+// writerFor is w, through the test's fault injection when there is one.
+func (s *Store) writerFor(name string, w io.Writer) io.Writer {
+	if s.wrapWriter != nil {
+		return s.wrapWriter(name, w)
+	}
+	return w
 }
 
 func (s *Store) syncDir() error {

@@ -87,6 +87,10 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
 		fmt.Fprintln(a.stdout, reply.Text)
 	}
+	if reply != nil && !streamed && errors.Is(err, agent.ErrNotSaved) {
+		// The answer is real; only its keeping failed.
+		fmt.Fprintln(a.stdout, reply.Text)
+	}
 	fmt.Fprintf(a.stderr, "joshbot: %s\n", strings.TrimPrefix(err.Error(), "agent: "))
 	return exitError{code: 1}
 }
