@@ -325,6 +325,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	}
 	now := a.now()
 	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now, Attachments: refs})
+	// A user message followed by another is a turn that was cut off (the
+	// process killed before its answer was saved); the marker keeps the
+	// session alternating and tells the model the question went unanswered.
+	var marked int
+	if sess.Messages, marked = memory.MarkInterrupted(sess.Messages); marked > 0 {
+		a.log.Info("recorded cut-off turns as interrupted", "session", req.SessionKey, "turns", marked)
+	}
 	// The message must survive a failing provider or a killed process, so
 	// it is written at once, but neither the disk nor even the write may
 	// delay the first token: it is staged (written, not synced) from a

@@ -95,7 +95,8 @@ type LongTermOptions struct {
 const LockFileName = ".memory.lock"
 
 // OpenLongTerm returns the long-term memory kept in the workspace dir,
-// creating dir if needed.
+// creating dir if needed. Temporary files that an interrupted write left in
+// dir or the session memory directory more than a minute ago are removed.
 func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if dir == "" {
 		return nil, errors.New("memory: open long-term memory: the workspace directory is empty")
@@ -131,6 +132,9 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: open long-term memory: %w", err)
 	}
+	// Leftovers of writes a killed process never renamed into place.
+	sweepTemp(l.dir)
+	sweepTemp(l.sessDir)
 	return l, nil
 }
 

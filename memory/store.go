@@ -142,7 +142,9 @@ var errNoDir = errors.New("memory: Store has no directory; create it with NewSto
 
 // NewStore returns a Store that keeps its sessions in dir, creating dir (and
 // its parents) if needed. Session history is private, so dir is given mode
-// 0700, also when it already existed with looser permissions.
+// 0700, also when it already existed with looser permissions. Temporary
+// files that an interrupted write left in dir more than a minute ago are
+// removed.
 func NewStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("memory: new store: directory is empty")
@@ -157,6 +159,9 @@ func NewStore(dir string) (*Store, error) {
 	if err := os.Chmod(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: new store: %w", err)
 	}
+	// Writes are temp file plus rename; a process killed in between
+	// leaves its temp file, which nothing else would ever remove.
+	sweepTemp(abs)
 	return &Store{dir: abs, cache: newSessionCache()}, nil
 }
 
