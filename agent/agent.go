@@ -95,6 +95,14 @@ type Options struct {
 	// session sees, instead of the session's own memory. Only for a
 	// workspace that serves one person.
 	LearnShared bool
+	// MaxAnswerBytes caps the text of a final answer kept in the session
+	// and shown to the user; zero means DefaultMaxAnswerBytes, and New
+	// refuses a negative value or one over MaxAnswerBytesLimit. A longer
+	// answer is kept whole in a file under the workspace's AnswersDir,
+	// and the session and the user get its first MaxAnswerBytes with a
+	// note naming that file; a streamed answer stops at the cap too, so
+	// nothing is shown that the session does not keep.
+	MaxAnswerBytes int
 	// LearnTimeout bounds the learning step after a turn; zero means
 	// DefaultLearnTimeout. A compaction after the turn is bounded by
 	// Timeout instead.
@@ -156,9 +164,11 @@ type Agent struct {
 	maxTokens     int
 	streaming     bool
 	quietFallback bool
-	log           *slog.Logger
-	now           func() time.Time
-	files         fileCache
+	// maxAnswerBytes is Options.MaxAnswerBytes with its default applied.
+	maxAnswerBytes int
+	log            *slog.Logger
+	now            func() time.Time
+	files          fileCache
 
 	compactionThreshold int
 	memory              *memory.LongTerm
@@ -184,22 +194,26 @@ func New(opts *Options) (*Agent, error) {
 	if opts.Sessions == nil {
 		return nil, errors.New("agent: a session store is required")
 	}
+	if opts.MaxAnswerBytes < 0 || opts.MaxAnswerBytes > MaxAnswerBytesLimit {
+		return nil, fmt.Errorf("agent: Options.MaxAnswerBytes is %d: use 1 to %d, or 0 for the default of %d", opts.MaxAnswerBytes, MaxAnswerBytesLimit, DefaultMaxAnswerBytes)
+	}
 	a := &Agent{
-		provider:      opts.Provider,
-		providerName:  opts.ProviderName,
-		model:         opts.Model,
-		tools:         opts.Tools,
-		sessions:      opts.Sessions,
-		workspace:     opts.Workspace,
-		maxIterations: opts.MaxIterations,
-		timeout:       opts.Timeout,
-		historyLimit:  opts.HistoryLimit,
-		temperature:   opts.Temperature,
-		maxTokens:     opts.MaxTokens,
-		streaming:     !opts.DisableStreaming,
-		quietFallback: opts.QuietFallback,
-		log:           opts.Logger,
-		now:           opts.Now,
+		provider:       opts.Provider,
+		providerName:   opts.ProviderName,
+		model:          opts.Model,
+		tools:          opts.Tools,
+		sessions:       opts.Sessions,
+		workspace:      opts.Workspace,
+		maxIterations:  opts.MaxIterations,
+		timeout:        opts.Timeout,
+		historyLimit:   opts.HistoryLimit,
+		temperature:    opts.Temperature,
+		maxTokens:      opts.MaxTokens,
+		streaming:      !opts.DisableStreaming,
+		quietFallback:  opts.QuietFallback,
+		maxAnswerBytes: opts.MaxAnswerBytes,
+		log:            opts.Logger,
+		now:            opts.Now,
 
 		compactionThreshold: opts.CompactionThreshold,
 		memory:              opts.Memory,
@@ -212,6 +226,9 @@ func New(opts *Options) (*Agent, error) {
 	}
 	if a.learnTimeout <= 0 {
 		a.learnTimeout = DefaultLearnTimeout
+	}
+	if a.maxAnswerBytes == 0 {
+		a.maxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if a.providerName == "" {
 		a.providerName = "provider"
@@ -231,6 +248,7 @@ func New(opts *Options) (*Agent, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.files.log = a.log
 	a.bgCtx, a.bgAbort = context.WithCancel(context.Background())
 	a.ext.init(opts)
 	return a, nil
@@ -511,6 +529,15 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", reply.Iterations, i)
 			}
 		}
+		if len(msg.ToolCalls) > 0 {
+			// Text beside tool calls was streamed up to the cap; the
+			// session keeps the same.
+			msg.Content = answerCap(msg.Content, a.maxAnswerBytes)
+		} else {
+			if note := t.keepAnswer(&msg); note != "" && t.sink != nil {
+				t.sink(StreamEvent{Delta: "\n\n" + note})
+			}
+		}
 		msgs = append(msgs, msg)
 		t.record(&msg)
 		if len(msg.ToolCalls) == 0 {
@@ -585,11 +612,12 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 			t.fallback(resp.FallbackNotice)
 		}
 		if err == nil && t.sink != nil && resp.Message.Content != "" && !t.isTextCall(resp) {
-			t.sink(StreamEvent{Delta: resp.Message.Content})
+			t.sink(StreamEvent{Delta: answerCap(resp.Message.Content, t.a.maxAnswerBytes)})
 		}
 		return resp, err
 	}
 	delivered := false
+	shown := 0
 	if t.streamed {
 		// Keep answers from consecutive iterations apart on screen.
 		t.sink(StreamEvent{Delta: "\n\n"})
@@ -597,7 +625,9 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	hold := &textHold{emit: func(s string) {
 		delivered = true
 		t.streamed = true
-		t.sink(StreamEvent{Delta: s})
+		if s = t.capStream(s, &shown); s != "" {
+			t.sink(StreamEvent{Delta: s})
+		}
 	}}
 	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
 		t.fallback(d.Notice)
@@ -624,7 +654,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		}
 		if err == nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.streamed = true
-			t.sink(StreamEvent{Delta: resp.Message.Content})
+			t.sink(StreamEvent{Delta: answerCap(resp.Message.Content, t.a.maxAnswerBytes)})
 		}
 		return resp, err
 	}

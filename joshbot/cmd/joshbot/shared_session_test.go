@@ -99,7 +99,8 @@ func TestContinueStaysOnTheCLI(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "continuing telegram:42") {
 		t.Fatalf("-c -s telegram:42: %+v", r)
 	}
-	if sess, _ := store.Load("telegram:42"); len(sess.Messages) != 7 {
+	// Five, the interrupted marker for the unanswered one, and the turn.
+	if sess, _ := store.Load("telegram:42"); len(sess.Messages) != 8 {
 		t.Errorf("-c -s did not continue the named session: %d messages", len(sess.Messages))
 	}
 	if r := runCLI(t, "", "--config", cfg, "agent", "-c", "-s", "cli:nothing", "-m", "hi"); r.code == 0 || !strings.Contains(r.stderr, "cli:nothing") {

@@ -130,6 +130,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		MaxTokens:        d.MaxTokens,
 		DisableStreaming: !d.Streaming,
 		QuietFallback:    d.QuietFallback,
+		MaxAnswerBytes:   d.MaxAnswerBytes,
 		Logger:           a.log,
 
 		CompactionThreshold: d.CompactionThreshold,
