@@ -77,10 +77,14 @@ func TestScreenerRejectsBadAllowEntry(t *testing.T) {
 	}
 }
 
-func TestRefusalNamesConfigKey(t *testing.T) {
+func TestRefusalNamesOptionsField(t *testing.T) {
 	s, _ := NewScreener(&ScreenOptions{Mode: ScreenAllowlist, Workspace: "/ws"})
 	err := s.Check("make build", "/ws")
-	if err == nil || !strings.Contains(err.Error(), "tools.shell_allow") {
-		t.Fatalf("got %v, want a refusal naming tools.shell_allow", err)
+	if err == nil || !strings.Contains(err.Error(), "ScreenOptions.Allow") {
+		t.Fatalf("got %v, want a refusal naming ScreenOptions.Allow", err)
+	}
+	err = s.Check("cat /etc/hostname", "/ws")
+	if err == nil || !strings.Contains(err.Error(), "ScreenOptions.Workspace") {
+		t.Fatalf("got %v, want a refusal naming ScreenOptions.Workspace", err)
 	}
 }
