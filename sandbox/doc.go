@@ -22,7 +22,9 @@
 // [ChildEnv] gives a child an allowlist of variables instead of the
 // parent's environment, then drops any name shaped like a credential
 // ([SecretName]), so provider keys never reach a shell command or an MCP
-// server even when someone allowlists them by mistake.
+// server even when someone allowlists them by mistake. Credentials inside
+// URLs (GOPROXY=https://user:token@proxy) are stripped from the values that
+// pass ([StripURLCredentials]).
 //
 // # Screening
 //
