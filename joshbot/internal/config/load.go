@@ -67,6 +67,9 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if err := ApplyEnv(cfg, os.Environ()); err != nil {
 		return nil, err
 	}
+	// Before anything that can fail and print: every credential is now in
+	// cfg.
+	cfg.RegisterSecrets()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
