@@ -94,6 +94,12 @@ func TestScreenBypasses(t *testing.T) {
 		{"braces", ScreenAllowlist, "cat {/etc/shadow,README.md}"},
 		{"braces", ScreenDenylist, "sort -o{/outside/x,} data.txt"},
 
+		// cd moves where relative paths land.
+		{"cd", ScreenDenylist, "cd /tmp && echo x > evil"},
+		{"cd", ScreenDenylist, "cd $HOME; echo x > .bashrc"},
+		{"cd", ScreenDenylist, "cd ~ && touch .profile"},
+		{"cd", ScreenDenylist, "cd /etc; cp /ws/x cron.d/x"},
+
 		// Globs that can reach "..".
 		{"glob", ScreenAllowlist, "cat .*/etc/shadow"},
 	} {
@@ -118,7 +124,7 @@ func TestScreenBypasses(t *testing.T) {
 // the old screen already refused (some for a cruder reason), so the new one
 // must too.
 func TestScreenStillRefused(t *testing.T) {
-	withShell := slices.Concat(DefaultAllow, []string{"sh", "bash", "env"})
+	withShell := slices.Concat(DefaultAllow, []string{"sh", "bash", "env", "cd"})
 	for _, tt := range []struct {
 		mode ScreenMode
 		cmd  string
@@ -150,6 +156,8 @@ func TestScreenStillRefused(t *testing.T) {
 		{ScreenAllowlist, "env LD_PRELOAD=x.so ls"},
 		{ScreenAllowlist, "x() { ls; }; x"},
 		{ScreenDenylist, "sh -c 'ls'"},
+		{ScreenAllowlist, "cd /etc && cat shadow"},
+		{ScreenAllowlist, "cd - && ls"},
 		{ScreenAllowlist, "sort --outp=/outside/x data.txt"},
 		{ScreenAllowlist, "sort --out /outside/x data.txt"},
 		{ScreenAllowlist, "sort --temporary-dir=/outside data.txt"},
@@ -175,7 +183,7 @@ func TestScreenStillRefused(t *testing.T) {
 // TestScreenAdmits is the other half: ordinary commands inside the
 // workspace stay allowed in allowlist mode.
 func TestScreenAdmits(t *testing.T) {
-	withShell := slices.Concat(DefaultAllow, []string{"sh", "env", "nice", "timeout"})
+	withShell := slices.Concat(DefaultAllow, []string{"sh", "env", "nice", "timeout", "cd"})
 	for _, cmd := range []string{
 		"ls -la",
 		"ls -la --color=never src",
@@ -234,6 +242,7 @@ func TestScreenAdmits(t *testing.T) {
 		"timeout 5 grep -rn foo .",
 		"cat /ws/sub/file.txt",
 		"head -c 16 /dev/urandom",
+		"cd sub && ls -la && cat notes.txt",
 	} {
 		t.Run(cmd, func(t *testing.T) {
 			s, err := NewScreener(&ScreenOptions{Mode: ScreenAllowlist, Allow: withShell, Workspace: "/ws"})

@@ -59,7 +59,11 @@ func (s *Screener) check(command, dir string, depth int) error {
 		}
 		return refuse("the command does not parse as shell (an unclosed quote, substitution or bracket?)")
 	}
-	w := &walker{s: s, src: command, dir: dir, depth: depth}
+	root := s.workspace
+	if root == "" {
+		root = dir
+	}
+	w := &walker{s: s, src: command, dir: dir, root: root, depth: depth}
 	return w.stmts(f.Stmts, false)
 }
 
@@ -67,8 +71,12 @@ func (s *Screener) check(command, dir string, depth int) error {
 type walker struct {
 	s     *Screener
 	src   string
-	dir   string
+	dir   string // the working directory, as cd changes it
+	root  string // the workspace
 	depth int
+	// lost is set once a cd went somewhere not known before the command
+	// runs: relative paths after it cannot be judged.
+	lost bool
 }
 
 func (w *walker) allowlist() bool { return w.s.mode == ScreenAllowlist }
@@ -231,7 +239,7 @@ func (w *walker) substs(node syntax.Node) error {
 				err = refuse("command substitutions are nested too deeply")
 				return false
 			}
-			sub := &walker{s: w.s, src: w.src, dir: w.dir, depth: w.depth + 1}
+			sub := &walker{s: w.s, src: w.src, dir: w.dir, root: w.root, depth: w.depth + 1, lost: w.lost}
 			if e := sub.stmts(n.Stmts, false); e != nil {
 				err = refuse("inside a command substitution: %s", e.Error())
 			}
@@ -417,6 +425,10 @@ func (w *walker) argv(argv []field, stdin bool) error {
 		}
 		first = false
 		args := argv[1:]
+		switch prog {
+		case "cd", "pushd", "popd":
+			return w.chdir(prog, args)
+		}
 		if slices.Contains(shells, prog) {
 			return w.shell(prog, args, stdin)
 		}
@@ -534,6 +546,9 @@ func (w *walker) shell(prog string, args []field, stdin bool) error {
 		}
 		if len(rest) == 0 {
 			return refuse("%s -c without a command string", prog)
+		}
+		if w.lost {
+			return refuse("%s -c after a cd to a directory not known before the command runs", prog)
 		}
 		if err := w.s.check(rest[0].val, w.dir, w.depth+1); err != nil {
 			return refuse("inside %s -c: %s", prog, err.Error())
@@ -773,15 +788,19 @@ var readDevices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urando
 
 // locate returns the absolute path p names from the working directory,
 // cleaned lexically: /dev/fd/../../x is /x, as the kernel resolves it.
+// It returns "" for a relative path once the working directory is lost.
 func (w *walker) locate(p string) string {
-	dir := w.dir
-	if dir == "" {
-		dir = w.s.workspace
-	}
-	if dir == "" {
-		dir = "/nonexistent-workspace"
-	}
 	if !path.IsAbs(p) {
+		if w.lost {
+			return ""
+		}
+		dir := w.dir
+		if dir == "" {
+			dir = w.root
+		}
+		if dir == "" {
+			dir = "/nonexistent-workspace"
+		}
 		p = path.Join(dir, p)
 	}
 	return path.Clean(p)
@@ -789,11 +808,8 @@ func (w *walker) locate(p string) string {
 
 // inside reports whether the cleaned absolute path abs is in the workspace.
 func (w *walker) inside(abs string) bool {
-	root := w.s.workspace
-	if root == "" {
-		root = w.dir
-	}
-	if root == "" {
+	root := w.root
+	if root == "" || abs == "" {
 		return false
 	}
 	root = path.Clean(root)
@@ -831,6 +847,12 @@ func (w *walker) readPath(f field, what string) error {
 		return nil
 	}
 	abs := w.locate(f.val)
+	if abs == "" {
+		if w.allowlist() {
+			return refuse("%s is relative to a directory cd moved to that is not known before the command runs", what)
+		}
+		return nil
+	}
 	if strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/") {
 		return refuse("network redirections through /dev/tcp or /dev/udp are not allowed")
 	}
@@ -862,6 +884,9 @@ func (w *walker) writePath(f field, what string) error {
 		return refuse("%s uses wildcards; spell out the path", what)
 	}
 	abs := w.locate(f.val)
+	if abs == "" {
+		return refuse("%s is relative to a directory cd moved to that is not known before the command runs; use a path from the workspace", what)
+	}
 	if strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/") {
 		return refuse("network redirections through /dev/tcp or /dev/udp are not allowed")
 	}
@@ -869,4 +894,35 @@ func (w *walker) writePath(f field, what string) error {
 		return nil
 	}
 	return refuse("%s writes outside the workspace (%s)", what, abs)
+}
+
+// chdir follows cd, so that later relative paths are judged from where
+// they will be. A target not known before the command runs (computed,
+// "-", a home directory, popd's stack) loses the working directory.
+func (w *walker) chdir(prog string, args []field) error {
+	var target *field
+	for i := range args {
+		a := args[i]
+		if !a.dynamic && a.val != "-" && strings.HasPrefix(a.val, "-") && target == nil {
+			continue
+		}
+		target = &args[i]
+		break
+	}
+	if prog == "popd" || target == nil || target.dynamic || target.val == "-" || target.tilde() || strings.HasPrefix(target.val, "+") {
+		if w.allowlist() {
+			return refuse("%s to a directory not known before the command runs is not allowed in allowlist mode", prog)
+		}
+		w.lost = true
+		return nil
+	}
+	if err := w.readPath(*target, fmt.Sprintf("%s's directory %q", prog, target.raw)); err != nil {
+		return err
+	}
+	if abs := w.locate(target.val); abs != "" {
+		w.dir = abs
+	} else {
+		w.lost = true
+	}
+	return nil
 }
