@@ -31,7 +31,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	f.forms = append(f.forms, r.URL.Path+"?"+r.PostForm.Encode())
 	if r.Header.Get("Accept") != "application/json" {
-		http.Error(w, "want JSON", 406)
+		http.Error(w, "want JSON", http.StatusNotAcceptable)
 		return
 	}
 	switch r.URL.Path {
@@ -39,7 +39,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"device_code":"dev-1","user_code":"ABCD-1234","verification_uri":"https://github.com/login/device","expires_in":900,"interval":5}`)
 	case "/login/oauth/access_token":
 		if r.PostForm.Get("device_code") != "dev-1" || r.PostForm.Get("grant_type") != "urn:ietf:params:oauth:grant-type:device_code" {
-			http.Error(w, "bad poll", 400)
+			http.Error(w, "bad poll", http.StatusBadRequest)
 			return
 		}
 		answer := "access_denied"
