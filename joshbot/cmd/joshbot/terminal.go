@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/commands"
@@ -59,7 +60,15 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 	if t.Live != nil {
 		if c.rt.cfg.Agents.Defaults.Streaming {
 			ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
-				t.Live.Delta(ev.Delta)
+				delta := ev.Delta
+				switch {
+				case ev.Notice != "":
+					delta = ev.Notice + "\n"
+				case ev.Err != nil:
+					// Text already shown stays; the break is reported under it.
+					delta = "\n[stream error: " + strings.Join(strings.Fields(ev.Err.Error()), " ") + "]"
+				}
+				t.Live.Delta(delta)
 				if ev.Done {
 					t.Live.Done()
 				}
