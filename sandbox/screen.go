@@ -151,7 +151,26 @@ func (s *Screener) Allowed() []string {
 // otherwise an error wrapping [ErrRefused] that says what to change.
 func (s *Screener) Check(command, dir string) error {
 	if err := s.check(command, dir, 0); err != nil {
-		return fmt.Errorf("%w: %s", ErrRefused, err.Error())
+		return fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return nil
+}
+
+// NotAllowedError is the refusal, under [ScreenAllowlist], of a program
+// that [ScreenOptions.Allow] does not list. [Screener.Check] returns it
+// wrapped together with [ErrRefused]; find it with errors.As.
+type NotAllowedError struct {
+	// Program is the program refused.
+	Program string
+	// Via is the program that would have run it (env, xargs, a shell),
+	// or empty when Program was the command itself.
+	Via string
+}
+
+// Error says which program is not allowed and which option admits it.
+func (e *NotAllowedError) Error() string {
+	if e.Via != "" {
+		return fmt.Sprintf("%q (run through %q) is not on the allowlist (ScreenOptions.Allow)", e.Program, e.Via)
+	}
+	return fmt.Sprintf("%q is not on the allowlist (ScreenOptions.Allow)", e.Program)
 }

@@ -241,7 +241,7 @@ func (w *walker) substs(node syntax.Node) error {
 			}
 			sub := &walker{s: w.s, src: w.src, dir: w.dir, root: w.root, depth: w.depth + 1, lost: w.lost}
 			if e := sub.stmts(n.Stmts, false); e != nil {
-				err = refuse("inside a command substitution: %s", e.Error())
+				err = fmt.Errorf("inside a command substitution: %w", e)
 			}
 			return false
 		case *syntax.ProcSubst:
@@ -408,7 +408,7 @@ func (f field) tilde() bool {
 
 // argv judges one simple command after expansion.
 func (w *walker) argv(argv []field, stdin bool) error {
-	first := true
+	via := "" // the wrapper (env, nice, ...) running argv, if any
 	for len(argv) > 0 {
 		prog, err := w.programName(argv[0])
 		if err != nil {
@@ -418,12 +418,8 @@ func (w *walker) argv(argv []field, stdin bool) error {
 			return refuse("%q is on the deny list", prog)
 		}
 		if w.allowlist() && !w.s.allow[prog] {
-			if first {
-				return refuse("%q is not on the allowlist (ScreenOptions.Allow)", prog)
-			}
-			return refuse("%q (run through another program) is not on the allowlist (ScreenOptions.Allow)", prog)
+			return &NotAllowedError{Program: prog, Via: via}
 		}
-		first = false
 		args := argv[1:]
 		switch prog {
 		case "cd", "pushd", "popd":
@@ -445,7 +441,7 @@ func (w *walker) argv(argv []field, stdin bool) error {
 			if len(inner) == 0 {
 				return nil
 			}
-			argv = inner
+			argv, via = inner, prog
 			continue
 		}
 		if spec := toolSpecs[prog]; spec != nil {
@@ -551,7 +547,7 @@ func (w *walker) shell(prog string, args []field, stdin bool) error {
 			return refuse("%s -c after a cd to a directory not known before the command runs", prog)
 		}
 		if err := w.s.check(rest[0].val, w.dir, w.depth+1); err != nil {
-			return refuse("inside %s -c: %s", prog, err.Error())
+			return fmt.Errorf("inside %s -c: %w", prog, err)
 		}
 		for _, a := range rest[1:] {
 			if a.dynamic {
@@ -689,6 +685,13 @@ func (w *walker) unwrap(prog string, args []field) (inner []field, ok bool, err 
 		return skipOpts(""), true, nil
 	case "xargs":
 		if w.allowlist() {
+			// Name a program off the allowlist first: that is the more
+			// useful refusal.
+			if rest := skipOpts("nPdaLsEe"); len(rest) > 0 {
+				if p, err := w.programName(rest[0]); err == nil && !w.s.allow[p] {
+					return nil, false, &NotAllowedError{Program: p, Via: prog}
+				}
+			}
 			return nil, false, refuse("xargs adds words from its input to the command line, which the screen cannot see; run the command directly")
 		}
 		for _, a := range args {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,6 +117,9 @@ func TestPipedOneShotDeniesApproval(t *testing.T) {
 	if !strings.Contains(res, "no human approver") || strings.Contains(res, "present.txt") {
 		t.Fatalf("piped run was not denied: %q", res)
 	}
+	if !strings.Contains(res, "tools.shell_approval") || strings.Contains(res, "ShellOptions") {
+		t.Fatalf("the refusal does not name the config key: %q", res)
+	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("the denial waited")
 	}
@@ -143,6 +143,41 @@ func TestSandboxWorkspaceUnsupportedIsStartupError(t *testing.T) {
 	}
 }
 
+// TestLibraryRefusalsNameConfigKeys: the sandbox words its refusals in
+// its API's names (Policy.AllowNetwork, ScreenOptions.Allow); the binary
+// tells its user the config key instead.
+func TestLibraryRefusalsNameConfigKeys(t *testing.T) {
+	clearProviderEnv(t)
+	t.Run("network undeniable", func(t *testing.T) {
+		old := newSandbox
+		newSandbox = func(*sandbox.Policy, *sandbox.Options) (*sandbox.Sandbox, error) {
+			return nil, fmt.Errorf("%w: %w: Policy.AllowNetwork", sandbox.ErrUnsupported, sandbox.ErrNetworkUndeniable)
+		}
+		defer func() { newSandbox = old }()
+		srv := providertest.NewServer(t)
+		cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellSandbox: "workspace"})
+		r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi")
+		if r.code == 0 || !strings.Contains(r.stderr, "tools.shell_sandbox_allow_network") || strings.Contains(r.stderr, "Policy.") {
+			t.Fatalf("want a startup error naming tools.shell_sandbox_allow_network, got %+v", r)
+		}
+	})
+	t.Run("not on the allowlist", func(t *testing.T) {
+		srv := providertest.NewServer(t)
+		cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellSandbox: "off", ShellScreening: "allowlist"})
+		srv.Enqueue(
+			providertest.ToolCalls(providertest.Call("shell", `{"command":"make build"}`)),
+			providertest.Text("ok"),
+		)
+		if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "build it"); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		res := lastToolResult(t, srv, 1)
+		if !strings.Contains(res, `"make" is not on the allowlist (tools.shell_allow)`) || strings.Contains(res, "ScreenOptions") {
+			t.Fatalf("refusal = %q, want it to name tools.shell_allow", res)
+		}
+	})
+}
+
 // TestSandboxedShellThroughCLI runs a confined command end to end on this
 // kernel: the binary (here the test binary) re-executes itself as the
 // Landlock helper.
@@ -164,7 +199,8 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if res := lastToolResult(t, srv, 1); res != "exit code: 0\nmade\n" {
+	// Shell output reaches the model fenced as untrusted text.
+	if res := lastToolResult(t, srv, 1); !strings.HasPrefix(res, "exit code: 0\n<tool_output ") || !strings.Contains(res, "\">\nmade\n</tool_output>") {
 		t.Fatalf("write inside: %q", res)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "made\n" {
@@ -174,70 +210,6 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 		t.Fatalf("read outside: %q", res)
 	}
 }
-
-func TestCLIApprover(t *testing.T) {
-	answers := func(lines ...string) func(context.Context) (string, error) {
-		return func(ctx context.Context) (string, error) {
-			if len(lines) == 0 {
-				return "", errors.New("EOF")
-			}
-			l := lines[0]
-			lines = lines[1:]
-			return l, nil
-		}
-	}
-	req := &sandbox.ApprovalRequest{Tool: "shell", Command: "rm -rf build --verbose\necho two", Dir: "/ws/sub", Confined: true, SessionAllowed: true}
-	for _, tt := range []struct {
-		name    string
-		lines   []string
-		req     *sandbox.ApprovalRequest
-		want    []sandbox.Decision
-		wantErr bool
-	}{
-		{"yes", []string{"y"}, req, []sandbox.Decision{sandbox.Allow}, false},
-		{"YES", []string{" YES "}, req, []sandbox.Decision{sandbox.Allow}, false},
-		{"empty is no", []string{""}, req, []sandbox.Decision{sandbox.Deny}, false},
-		{"anything else is no", []string{"sure"}, req, []sandbox.Decision{sandbox.Deny}, false},
-		{"EOF denies", nil, req, []sandbox.Decision{sandbox.Deny}, true},
-		{"session allow sticks", []string{"a"}, req, []sandbox.Decision{sandbox.AllowSession, sandbox.Allow, sandbox.Allow}, false},
-		{"no session allow under always", []string{"a"}, &sandbox.ApprovalRequest{Command: "ls", Dir: "/ws"}, []sandbox.Decision{sandbox.Deny}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			c := &cliApprover{out: &out, readLine: answers(tt.lines...)}
-			for i, want := range tt.want {
-				got, err := c.Approve(context.Background(), tt.req)
-				if got != want || (err != nil) != (tt.wantErr && i == 0) {
-					t.Fatalf("answer %d: got %v, %v; want %v", i, got, err, want)
-				}
-			}
-			if !strings.Contains(out.String(), "$   "+strings.Split(tt.req.Command, "\n")[0]) || !strings.Contains(out.String(), "in:  "+tt.req.Dir) {
-				t.Fatalf("prompt does not show the whole command and directory:\n%s", out.String())
-			}
-		})
-	}
-	// A multi-line command shows every line, and control characters are
-	// quoted rather than sent to the terminal.
-	var out bytes.Buffer
-	c := &cliApprover{out: &out, readLine: answers("n")}
-	c.Approve(context.Background(), &sandbox.ApprovalRequest{Command: "echo one\necho \x1b[2Jtwo", Dir: "/ws"})
-	if !strings.Contains(out.String(), "echo one") || !strings.Contains(out.String(), `\x1b[2Jtwo`) || strings.Contains(out.String(), "\x1b") {
-		t.Fatalf("prompt: %q", out.String())
-	}
-	// A deadline while waiting denies.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	feed := newLineFeed(blockingReader{})
-	c = &cliApprover{out: &out, readLine: feed.read}
-	if d, err := sandbox.Ask(ctx, c, req); d != sandbox.Deny || err == nil {
-		t.Fatalf("deadline: %v, %v", d, err)
-	}
-}
-
-// blockingReader never yields a line, like a human who walked away.
-type blockingReader struct{}
-
-func (blockingReader) Read([]byte) (int, error) { select {} }
 
 func TestOnboardSandboxChoice(t *testing.T) {
 	for _, tt := range []struct {
