@@ -158,6 +158,8 @@ func TestScreenStillRefused(t *testing.T) {
 		{ScreenDenylist, "sh -c 'ls'"},
 		{ScreenAllowlist, "cd /etc && cat shadow"},
 		{ScreenAllowlist, "cd - && ls"},
+		{ScreenAllowlist, "echo ${LD_PRELOAD:=/ws/x.so}"},
+		{ScreenDenylist, "echo ${PATH:=/tmp}"},
 		{ScreenAllowlist, "sort --outp=/outside/x data.txt"},
 		{ScreenAllowlist, "sort --out /outside/x data.txt"},
 		{ScreenAllowlist, "sort --temporary-dir=/outside data.txt"},

@@ -249,6 +249,18 @@ func (w *walker) substs(node syntax.Node) error {
 			// second command; <(...) is its reading twin.
 			err = refuse("process substitution <(...) and >(...) is not allowed; write to a file in the workspace instead")
 			return false
+		case *syntax.ParamExp:
+			// ${NAME:=value} sets NAME as a side effect.
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				if w.allowlist() {
+					err = refuse("${%s:=...} sets a variable, which allowlist mode does not allow", n.Param.Value)
+				} else {
+					err = w.assignName(n.Param.Value)
+				}
+				if err != nil {
+					return false
+				}
+			}
 		}
 		return true
 	})
@@ -473,7 +485,7 @@ func (w *walker) programName(f field) (string, error) {
 			return "", refuse("the program name %q contains non-ASCII characters", name)
 		}
 	}
-	if f.glob || strings.ContainsAny(name, "*?[]{}~") {
+	if name != "[" && (f.glob || strings.ContainsAny(name, "*?[]{}~")) {
 		// Globs turn s?do into a program name no list ever saw.
 		return "", refuse("the program name %q uses wildcards or braces; spell it out", f.raw)
 	}
