@@ -97,7 +97,8 @@ func readConfigFile(path string) ([]byte, error) {
 
 // Parse decodes data (the contents of the file named name) over
 // [Defaults]. Unknown keys are refused so a typo never silently disables a
-// setting.
+// setting. The credentials it holds are registered with the redactor
+// ([Config.RegisterSecrets]).
 func Parse(name string, data []byte) (*Config, error) {
 	data, _, err := migrate(data, SchemaVersion, migrations)
 	if err != nil {
@@ -117,6 +118,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]Provider{}
 	}
+	// Every command that reads the file (status, sessions, onboard) then
+	// redacts what it holds, not only those that load it whole.
+	cfg.RegisterSecrets()
 	return cfg, nil
 }
 

@@ -13,10 +13,11 @@ import (
 // credential c holds or names: fields whose key ends like a credential's
 // (api_key, token, api_keys, ...), the variables named by *_env keys
 // (api_key_env, token_env, secret_env, exa_api_key_env, ...), and every
-// credential-named variable of the environment. [LoadWith] calls it once
-// the configuration is resolved; the accessors that read a credential from
-// the environment later (channel tokens, webhook secrets, the Exa key)
-// register what they read too.
+// credential-named variable of the environment. [Parse] calls it, and
+// [LoadWith] again once credentials and environment overrides are
+// resolved; the accessors that read a credential from the environment
+// later (channel tokens, webhook secrets, the Exa key) register what they
+// read too. Registering a value twice is harmless.
 func (c *Config) RegisterSecrets() {
 	redact.AddEnviron(os.Environ())
 	registerSecrets(reflect.ValueOf(c).Elem(), "")
