@@ -111,16 +111,21 @@ func AddSecret(v string) { std().AddSecret(v) }
 
 // AddEnviron teaches the current user's redactor the value of every
 // variable in environ (os.Environ form) whose name ends like a credential's:
-// OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, WEBHOOK_SECRET.
+// OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, WEBHOOK_SECRET. PWD, OLDPWD
+// and values that are absolute paths are left out.
 func AddEnviron(environ []string) { std().AddEnviron(environ) }
 
 // AddEnviron is the method form of the package function [AddEnviron].
 func (r *Redactor) AddEnviron(environ []string) {
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
-		if ok && credentialName(name) {
-			r.AddSecret(val)
+		// PWD ends like "pwd" (a password) but holds the working
+		// directory, and a path (GOOGLE_APPLICATION_CREDENTIALS) names
+		// where a credential is, not the credential.
+		if !ok || name == "PWD" || name == "OLDPWD" || strings.HasPrefix(val, "/") || !credentialName(name) {
+			continue
 		}
+		r.AddSecret(val)
 	}
 }
 

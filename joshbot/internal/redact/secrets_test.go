@@ -94,9 +94,10 @@ func TestRedactionKeepsTheSentence(t *testing.T) {
 
 func TestAddEnvironAndPackageLevel(t *testing.T) {
 	r := New("")
-	r.AddEnviron([]string{"MY_SERVICE_TOKEN=tok-0123456789", "HOME=/home/someone-long", "X_API_KEY=", "WEBHOOK_SECRET=whsec-abcdefgh"})
-	got := r.String("tok-0123456789 /home/someone-long whsec-abcdefgh")
-	if got != "[REDACTED] /home/someone-long [REDACTED]" {
+	r.AddEnviron([]string{"MY_SERVICE_TOKEN=tok-0123456789", "HOME=/home/someone-long", "X_API_KEY=", "WEBHOOK_SECRET=whsec-abcdefgh",
+		"PWD=/root/.joshbot/workspace", "OLDPWD=somewhere-else", "GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json"})
+	got := r.String("tok-0123456789 /home/someone-long whsec-abcdefgh /root/.joshbot/workspace somewhere-else /etc/gcp/key.json")
+	if got != "[REDACTED] /home/someone-long [REDACTED] /root/.joshbot/workspace somewhere-else /etc/gcp/key.json" {
 		t.Fatalf("got %q", got)
 	}
 }
