@@ -116,14 +116,14 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 		l.maxBytes = DefaultMaxMemoryBytes
 	}
 	if l.maxBytes < 512 {
-		return nil, fmt.Errorf("memory: maximum memory size %d bytes is too small; set agents.defaults.memory_max_bytes to at least 512", l.maxBytes)
+		return nil, fmt.Errorf("memory: LongTermOptions.MaxBytes is %d: use at least 512, or 0 for DefaultMaxMemoryBytes", l.maxBytes)
 	}
 	switch l.dream {
 	case "":
 		l.dream = DreamOff
 	case DreamOff, DreamRecord, DreamFull:
 	default:
-		return nil, fmt.Errorf("memory: dream mode %q is not one of off, record, full (agents.defaults.dream_mode)", l.dream)
+		return nil, fmt.Errorf("memory: LongTermOptions.DreamMode %q is not one of DreamOff, DreamRecord, DreamFull (off, record, full)", l.dream)
 	}
 	if l.now == nil {
 		l.now = time.Now

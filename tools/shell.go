@@ -18,7 +18,7 @@ import (
 )
 
 // ApprovalMode says when the shell tool asks a human before running a
-// command (tools.shell_approval).
+// command (ShellOptions.Approval).
 type ApprovalMode int
 
 const (
@@ -237,7 +237,7 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (string, error
 		d, err := sandbox.Ask(ctx, sandbox.ApproverFromContext(ctx), req)
 		if d == sandbox.Deny {
 			if err != nil {
-				return "", fmt.Errorf("%s: not run: approval was not given (%v); the human must approve it (tools.shell_approval)", name, err)
+				return "", fmt.Errorf("%s: not run: approval was not given (%w); ShellOptions.Approval requires a human to approve each command", name, err)
 			}
 			return "", fmt.Errorf("%s: not run: the human denied this command", name)
 		}

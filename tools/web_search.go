@@ -150,7 +150,7 @@ type ExaOptions struct {
 // NewExa returns the Exa search backend. It needs an API key.
 func NewExa(opts *ExaOptions) (SearchBackend, error) {
 	if opts == nil || strings.TrimSpace(opts.APIKey) == "" {
-		return nil, errors.New("exa: no API key (set tools.web.exa_api_key_env)")
+		return nil, errors.New("exa: ExaOptions.APIKey is empty: the Exa backend needs an API key")
 	}
 	e := &exa{key: opts.APIKey, url: strings.TrimRight(opts.URL, "/"), client: opts.Client}
 	if e.url == "" {
