@@ -42,7 +42,14 @@ func (c *cliApprover) Approve(ctx context.Context, req *sandbox.ApprovalRequest)
 	if req.Confined {
 		where = "sandboxed"
 	}
-	fmt.Fprintf(c.out, "\njoshbot wants to run a shell command (%s)\n  in:  %s\n", where, tildePath(req.Dir))
+	if req.Tool != "" && req.Tool != "shell" {
+		fmt.Fprintf(c.out, "\njoshbot wants to use the %s tool\n", printable(req.Tool))
+	} else {
+		fmt.Fprintf(c.out, "\njoshbot wants to run a shell command (%s)\n  in:  %s\n", where, tildePath(req.Dir))
+	}
+	if req.Reason != "" {
+		fmt.Fprintf(c.out, "  why asked: %s\n", printable(req.Reason))
+	}
 	for i, line := range strings.Split(req.Command, "\n") {
 		prefix := "  $   "
 		if i > 0 {

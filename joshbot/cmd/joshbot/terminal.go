@@ -15,6 +15,7 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/commands"
 	"github.com/joshbot/joshbot/apiserver"
+	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -180,7 +181,7 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 				}
 				if delta != "" {
 					streamed = true
-					io.WriteString(out, delta)
+					io.WriteString(out, termsafe.Text(delta))
 					midLine = !strings.HasSuffix(delta, "\n")
 				}
 				if ev.Done && streamed && midLine {
