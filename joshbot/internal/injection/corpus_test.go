@@ -131,7 +131,7 @@ func newEnv(t *testing.T, hostileSearch string, extra func(reg *tools.Registry))
 	sessions, err := memory.NewStore(filepath.Join(state, "sessions"))
 	must(t, err)
 	inc := &incidents{}
-	a, err := agent.New(&agent.Options{Provider: client, ProviderName: "scripted", Model: "m", Tools: reg, Sessions: sessions,
+	a, err := agent.New(&agent.Options{Provider: client, ProviderName: "scripted", Model: "gpt-4o", Tools: reg, Sessions: sessions,
 		Workspace: ws, Incidents: inc, DisableLearning: true, Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	t.Cleanup(a.Wait)
