@@ -344,7 +344,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
-	ctx, _ = taintTurn(ctx, &req)
+	ctx, taint := taintTurn(ctx, &req)
 	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
 	a.maybeCompact(ctx, sess, staged)
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
@@ -367,7 +367,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		}
 	}
 	if runErr == nil {
-		a.afterTurn(req.SessionKey, req.Text, sess, from, reply)
+		a.afterTurn(req.SessionKey, req.Text, sess, from, reply, taint.Tainted())
 	}
 	return reply, runErr
 }
