@@ -314,3 +314,33 @@ func TestReadRefusesSpecialFiles(t *testing.T) {
 		t.Fatal("grep blocked on the FIFO")
 	}
 }
+
+// configStore is the config file's boundary: it records what was set.
+type configStore struct{ set []string }
+
+func (c *configStore) View(context.Context) (any, error) { return map[string]string{"k": "v"}, nil }
+
+func (c *configStore) Set(_ context.Context, key, value string) (string, error) {
+	c.set = append(c.set, key+"="+value)
+	return key + " set", nil
+}
+
+// TestTaintGateConfig: reading the config never asks; changing it while
+// tainted is refused without a human.
+func TestTaintGateConfig(t *testing.T) {
+	reg := NewRegistry()
+	cs := &configStore{}
+	if err := RegisterConfig(reg, cs, nil); err != nil {
+		t.Fatal(err)
+	}
+	taint := &Taint{}
+	taint.Mark("web_fetch")
+	ctx := WithTaint(context.Background(), taint)
+	if _, err := reg.Execute(ctx, "config", raw(args{"action": "get"})); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	_, err := reg.Execute(ctx, "config", raw(args{"action": "set", "key": "tools.shell_approval", "value": "off"}))
+	if !errors.Is(err, ErrUntrustedAction) || len(cs.set) != 0 {
+		t.Fatalf("set while tainted: %v, set %v", err, cs.set)
+	}
+}
