@@ -298,7 +298,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if reply, err, handled := a.command(ctx, &req); handled {
+	// Text that is not the user's own never runs a slash command: an
+	// outsider's "/model …" or "/clear" is just more data.
+	command := a.command
+	if req.Untrusted != "" {
+		command = func(context.Context, *Request) (*Reply, error, bool) { return nil, nil, false }
+	}
+	if reply, err, handled := command(ctx, &req); handled {
 		if len(req.Images)+len(req.Documents) > 0 {
 			a.log.Info("attachments not used: the message is a slash command", "session", req.SessionKey)
 		}

@@ -39,3 +39,23 @@ func TestNothingLearnedFromATaintedTurn(t *testing.T) {
 		t.Fatalf("stored webhook text not fenced: %q", c)
 	}
 }
+
+// TestUntrustedTextRunsNoSlashCommand: an outsider's "/clear" is data, not
+// a command: the session survives and the model sees the text fenced.
+func TestUntrustedTextRunsNoSlashCommand(t *testing.T) {
+	a, srv, store, _ := setup(t, nil)
+	srv.Enqueue(providertest.Text("first"), providertest.Text("seen"))
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "webhook:r", Text: "keep me"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "webhook:r", Text: "/clear", Untrusted: "webhook r"}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.Load("webhook:r")
+	if err != nil || len(sess.Messages) != 4 || sess.Messages[0].Content != "keep me" {
+		t.Fatalf("session after an outsider's /clear: %+v, %v", sess, err)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d model requests, want 2", n)
+	}
+}
