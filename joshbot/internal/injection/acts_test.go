@@ -5,6 +5,8 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -59,5 +61,34 @@ func TestInjectionThroughAnAttachment(t *testing.T) {
 	e.checkRefused(t, 3)
 	if res := e.results(); !strings.Contains(res[0], "attached image") {
 		t.Fatalf("refusal does not name the attachment: %q", res[0])
+	}
+}
+
+// TestInjectionInsideASubagent: a subagent shares its caller's taint, so
+// what it reads stops its own acting calls, and its caller's after it.
+func TestInjectionInsideASubagent(t *testing.T) {
+	e := newEnv(t, "", func(reg *tools.Registry) {
+		must(t, tools.RegisterSubagents(reg, nil))
+	})
+	e.write(t, "notes.txt", steered)
+	e.process(t, unattended, agent.Request{Text: `OBEY subagent {"task":"OBEY read_file {\"path\":\"notes.txt\"}"}`})
+	// Inside the subagent: shell, AGENTS.md, cron add.
+	if got := e.inc.refused(); got != 3 {
+		t.Fatalf("%d refusals inside the subagent, want 3", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "AGENTS.md")); err == nil && strings.Contains(string(b), canary) {
+		t.Fatal("AGENTS.md was rewritten")
+	}
+	// The caller's next acting call in the same turn would be refused too:
+	// the subagent's read tainted the shared turn state.
+	e.process(t, unattended, agent.Request{Text: `OBEY subagent {"task":"OBEY read_file {\"path\":\"notes.txt\"}"}` + "\n" + `OBEY shell {"command":"echo after"}`})
+	found := false
+	for _, r := range e.results() {
+		if strings.Contains(r, "refused: this turn has read untrusted text (from read_file)") && !strings.Contains(r, "echo "+canary) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("results: %q", e.results())
 	}
 }
