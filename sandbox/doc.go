@@ -87,5 +87,15 @@
 // An [Approver] travels on the request context ([WithApprover]).
 // [ApproverFromContext] returns [DenyAll] when none was installed and the
 // zero [Decision] is [Deny], so a context nobody prepared refuses. [Ask]
-// turns an error, a deadline or a cancellation into a denial.
+// turns an error, a deadline or a cancellation into a denial. The tools
+// module also asks it for any call that acts after a turn read untrusted
+// text; [ApprovalRequest.Reason] then says so.
+//
+// # Untrusted text
+//
+// Package sandbox/fence is the text-side counterpart of confinement: it
+// fences text from outside joshbot (web pages, files, command output, MCP
+// results, webhooks) as data for the model and defangs joshbot's prompt
+// tags inside it. It lives here so that the tools module and the MCP
+// client, which both import this module, share one implementation.
 package sandbox
