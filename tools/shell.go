@@ -158,7 +158,7 @@ func (s *Shell) Description() string {
 		b.WriteString(". ")
 	}
 	if s.screen.Mode() == sandbox.ScreenAllowlist {
-		b.WriteString("Only one command per call, with no ; & | newlines, backticks or $( ); allowed programs: ")
+		b.WriteString("Every program in the command line must be allowlisted, with literal arguments and paths inside the workspace; allowed programs: ")
 		b.WriteString(strings.Join(s.screen.Allowed(), ", "))
 		b.WriteString(". ")
 	}

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/devicelogin"
 	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -284,13 +284,7 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 // API tokens; tests point it at a fake.
 var copilotTokenURL = providers.CopilotTokenURL
 
-// copilotCredential returns, for github_copilot with a GitHub OAuth token
-// (what `joshbot auth login github-copilot` stores), a source of the
-// short-lived Copilot API tokens that token mints; for anything else nil,
-// so the key is sent as it is.
+// copilotCredential is devicelogin.CopilotCredential at copilotTokenURL.
 func copilotCredential(provider, key string) func(context.Context) (string, error) {
-	if provider != "github_copilot" || !(strings.HasPrefix(key, "gh") || strings.HasPrefix(key, "github_pat_")) {
-		return nil
-	}
-	return (&providers.CopilotTokens{GitHubToken: key, URL: copilotTokenURL}).Token
+	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: copilotTokenURL})
 }
