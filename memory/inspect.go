@@ -72,11 +72,9 @@ func (s *Store) Remove(key string) error {
 	unlock()
 	// The lock file goes last, after the lock is released; a process that
 	// locks it in between merely recreates it.
-	turn, _ := s.TurnLockPath(key)
-	for _, lock := range []string{s.dir + string(os.PathSeparator) + "." + keyStem(key) + ".lock", turn} {
-		if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
+	lock := s.dir + string(os.PathSeparator) + "." + keyStem(key) + ".lock"
+	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("memory: remove session %q: %w", key, err)

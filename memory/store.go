@@ -244,8 +244,9 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 
 // TurnLockPath returns the lock file that [Store.Lock] locks for key: a
 // hidden file in Dir, beside the session, never inside a workspace that
-// tools can write. It exists once a turn has run and stays (Remove deletes
-// it with the session).
+// tools can write. It exists once a turn has run and stays, even after
+// Remove: a process may be waiting on it, and deleting a lock file others
+// wait on would let one holder in on the old file and another on the new.
 func (s *Store) TurnLockPath(key string) (string, error) {
 	if s.dir == "" {
 		return "", errNoDir
