@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -221,7 +223,7 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		}
 	}
 	spec.RW = append(spec.RW, "/tmp", "/dev/shm")
-	spec.RO = append(append(spec.RO, systemDirs...), "/proc")
+	spec.RO = append(append(spec.RO, systemDirs...), "/proc", "/dev")
 
 	cache := "/tmp/cache"
 	if s.policy.CacheDir != "" {
@@ -355,10 +357,14 @@ func runHelper(args []string) (int, error) {
 	if err := installSeccomp(filter); err != nil {
 		return 0, err
 	}
+	stdio, drain, err := relayStdio()
+	if err != nil {
+		return 0, fmt.Errorf("standard streams: %w", err)
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Dir: spec.Dir, Env: env, Files: []uintptr{0, 1, 2},
+		Dir: spec.Dir, Env: env, Files: stdio,
 		// A session of its own has no controlling terminal, so /dev/tty
 		// cannot reach the keystrokes meant for an approval prompt.
 		Sys: &syscall.SysProcAttr{Setsid: true},
@@ -383,11 +389,67 @@ func runHelper(args []string) (int, error) {
 		if wpid != pid {
 			continue // an orphan the command left behind
 		}
+		// Whatever the command left behind dies now, not when this
+		// process exits, so its output can be drained to the end first.
+		unix.Kill(-1, unix.SIGKILL)
+		drain()
 		if ws.Signaled() {
 			return 128 + int(ws.Signal()), nil
 		}
 		return ws.ExitStatus(), nil
 	}
+}
+
+// relayStdio gives the command pipes of its own for the standard
+// streams that are pipes or sockets, and copies between them and the
+// helper's. The parent's pipes belong to the parent's uid, which the
+// command's id cannot reopen, so /dev/stdout and /dev/stderr would fail
+// on them. It returns the command's descriptors and a function that
+// waits, briefly, for the output copies to end once every writer is gone.
+func relayStdio() (fds []uintptr, drain func(), err error) {
+	fds = []uintptr{0, 1, 2}
+	var wg sync.WaitGroup
+	var st [3]unix.Stat_t
+	var mine []*os.File
+	for i := range 3 {
+		if err := unix.Fstat(i, &st[i]); err != nil {
+			continue
+		}
+		if t := st[i].Mode & unix.S_IFMT; t != unix.S_IFIFO && t != unix.S_IFSOCK {
+			continue
+		}
+		if i == 2 && st[2].Dev == st[1].Dev && st[2].Ino == st[1].Ino && fds[1] != 1 {
+			fds[2] = fds[1] // one pipe for both keeps their order
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		orig := os.NewFile(uintptr(i), fmt.Sprintf("fd%d", i))
+		if i == 0 {
+			fds[0] = r.Fd()
+			mine = append(mine, r)
+			go func() { io.Copy(w, orig); w.Close() }()
+			continue
+		}
+		fds[i] = w.Fd()
+		mine = append(mine, w)
+		wg.Add(1)
+		go func() { defer wg.Done(); io.Copy(orig, r); r.Close() }()
+	}
+	drain = func() {
+		for _, f := range mine {
+			f.Close()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return fds, drain, nil
 }
 
 func lookPath(name, pathEnv string) (string, error) {
