@@ -288,10 +288,15 @@ func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb chann
 	var text strings.Builder
 	if rt.cfg.Agents.Defaults.Streaming {
 		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
-			if ev.Delta != "" {
+			switch {
+			case ev.Notice != "":
+				text.WriteString(ev.Notice + "\n")
+			case ev.Delta != "":
 				text.WriteString(ev.Delta)
-				stream.Update(text.String())
+			default:
+				return
 			}
+			stream.Update(text.String())
 		})
 	}
 	res, err := rt.agent.Process(turnCtx, req)
@@ -302,6 +307,9 @@ func (a *app) liveTurn(ctx context.Context, rt *wired, ch liveChannel, inb chann
 		final = strings.TrimSpace(text.String() + "\n\n⏹ Stopped.")
 	case res != nil:
 		final = res.Text
+		if res.Interrupted != nil {
+			final += "\n\n⚠️ The answer was cut off: " + res.Interrupted.Error()
+		}
 	}
 	if err != nil {
 		a.log.Warn("turn failed", "channel", inb.Channel, "err", err)

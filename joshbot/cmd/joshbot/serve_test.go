@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/apiserver"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -315,5 +318,15 @@ func TestServeStreamDeathMidAnswer(t *testing.T) {
 	if strings.Contains(body, `"finish_reason":"stop"`) || strings.Contains(body, "[DONE]") || strings.Contains(body, "[stream error") ||
 		!strings.Contains(body, `"error"`) || !strings.Contains(body, "ended unexpectedly mid-answer") {
 		t.Fatalf("a dead stream was not reported as a failure:\n%s", body)
+	}
+}
+
+// TestServeUnreachableProvider: a provider that cannot be dialled is
+// recognised by its typed error, not by its wording.
+func TestServeUnreachableProvider(t *testing.T) {
+	err := fmt.Errorf("agent: %w", &providers.TransportError{Provider: "custom", Op: "chat/completions", Err: errors.New("connection refused")})
+	var apiErr *apiserver.Error
+	if !errors.As((&agentAdapter{provider: "custom"}).publicError(err), &apiErr) || apiErr.Status != 502 || apiErr.Message != "LLM provider custom could not be reached" {
+		t.Fatalf("publicError = %+v", apiErr)
 	}
 }
