@@ -41,6 +41,10 @@ var probeBuild struct {
 func probeDir(t *testing.T) string {
 	t.Helper()
 	probeBuild.once.Do(func() {
+		if dir := os.Getenv(probeDirEnv); dir != "" {
+			probeBuild.dir = dir
+			return
+		}
 		dir, err := os.MkdirTemp("", "sandbox-probe-")
 		if err != nil {
 			probeBuild.err = err
@@ -57,6 +61,57 @@ func probeDir(t *testing.T) string {
 		t.Fatal(probeBuild.err)
 	}
 	return probeBuild.dir
+}
+
+// probeDirEnv names an already built probe directory, for the test binary
+// re-run as an unprivileged user.
+const probeDirEnv = "SANDBOX_TEST_PROBE_DIR"
+
+// TestUnprivilegedParent re-runs the corpus with the test binary as
+// nobody (uid 65534): the sandbox then maps the caller's own ids and
+// binds the directories without idmapped mounts, and every case except
+// those about a root parent must hold the same.
+func TestUnprivilegedParent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("already unprivileged: the corpus runs as this user directly")
+	}
+	needIsolation(t)
+	pd := probeDir(t)
+	// The test binary lives in a 0700 build directory; nobody runs a copy.
+	dir, err := os.MkdirTemp("", "sandbox-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o777)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"TestLandlockConfinesFilesAndNetwork", "TestIsolationDevices", "TestIsolationNetwork",
+		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationEscapeSyscalls"}
+	cmd := exec.Command(bin, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(ChildEnv(os.Environ(), nil), "HOME="+dir, probeDirEnv+"="+pd, "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
+		t.Fatalf("the corpus as uid 65534: %v\n%s", err, out)
+	}
+	for _, n := range names {
+		if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
+			t.Fatalf("%s did not pass as uid 65534:\n%s", n, out)
+		}
+	}
+	t.Logf("%d cases passed as uid 65534", bytes.Count(out, []byte("--- PASS: ")))
 }
 
 // needIsolation skips, saying why, only when a layer is missing.
