@@ -331,30 +331,30 @@ func TestIsolationNetwork(t *testing.T) {
 		net  bool
 	}{{"denied", false}, {"allowed", true}} {
 		b := newBox(t, Policy{AllowNetwork: mode.net}, &Options{ProxyAllow: func(netip.AddrPort) bool { return true }})
-		run := func(name string, f func()) {
-			t.Run("network/"+mode.name+"/"+name, func(t *testing.T) { b.t = t; f() })
+		run := func(name string, f func(t *testing.T)) {
+			t.Run("network/"+mode.name+"/"+name, func(t *testing.T) { b.t = t; f(t) })
 		}
-		run("mptcp socket", func() { b.denied("socket", afINET, sockSTREAM, ipprotoMPTCP) })
-		run("mptcp http exchange", func() { b.denied("mptcp-http", hostAddr) })
-		run("mptcp6 socket", func() { b.denied("socket", afINET6, sockSTREAM, ipprotoMPTCP) })
-		run("udp socket", func() { b.denied("socket", afINET, sockDGRAM, "0") })
-		run("udp6 socket", func() { b.denied("socket", afINET6, sockDGRAM, "0") })
-		run("udp datagram", func() { b.denied("udp-send", udp.LocalAddr().String()) })
-		run("raw icmp socket", func() { b.denied("socket", afINET, sockRAW, ipprotoICMP) })
-		run("icmp datagram socket", func() { b.denied("socket", afINET, sockDGRAM, ipprotoICMP) })
-		run("sctp seqpacket socket", func() { b.denied("socket", afINET, sockSEQ, "132") })
-		run("packet socket", func() { b.denied("socket", afPACKET, sockRAW, ethPAll) })
-		run("packet dgram socket", func() { b.denied("socket", afPACKET, sockDGRAM, ethPAll) })
-		run("netlink socket", func() { b.denied("socket", afNETLINK, sockRAW, "0") })
-		run("netlink socketpair", func() { b.denied("socketpair", afNETLINK, sockRAW) })
-		run("ip link add bridge", func() { b.mustFail("ip link add br0 type bridge", "") })
-		run("ping", func() { b.mustFail("ping -c1 -W1 127.0.0.1", "") })
-		run("tcp socket works", func() { b.allowed("socket", afINET, sockStreamCloexec, ipprotoTCP) })
-		run("unix socket works", func() { b.allowed("socket", afUNIX, sockSTREAM, "0") })
-		run("direct tcp to host loopback", func() {
+		run("mptcp socket", func(t *testing.T) { b.denied("socket", afINET, sockSTREAM, ipprotoMPTCP) })
+		run("mptcp http exchange", func(t *testing.T) { b.denied("mptcp-http", hostAddr) })
+		run("mptcp6 socket", func(t *testing.T) { b.denied("socket", afINET6, sockSTREAM, ipprotoMPTCP) })
+		run("udp socket", func(t *testing.T) { b.denied("socket", afINET, sockDGRAM, "0") })
+		run("udp6 socket", func(t *testing.T) { b.denied("socket", afINET6, sockDGRAM, "0") })
+		run("udp datagram", func(t *testing.T) { b.denied("udp-send", udp.LocalAddr().String()) })
+		run("raw icmp socket", func(t *testing.T) { b.denied("socket", afINET, sockRAW, ipprotoICMP) })
+		run("icmp datagram socket", func(t *testing.T) { b.denied("socket", afINET, sockDGRAM, ipprotoICMP) })
+		run("sctp seqpacket socket", func(t *testing.T) { b.denied("socket", afINET, sockSEQ, "132") })
+		run("packet socket", func(t *testing.T) { b.denied("socket", afPACKET, sockRAW, ethPAll) })
+		run("packet dgram socket", func(t *testing.T) { b.denied("socket", afPACKET, sockDGRAM, ethPAll) })
+		run("netlink socket", func(t *testing.T) { b.denied("socket", afNETLINK, sockRAW, "0") })
+		run("netlink socketpair", func(t *testing.T) { b.denied("socketpair", afNETLINK, sockRAW) })
+		run("ip link add bridge", func(t *testing.T) { b.mustFail("ip link add br0 type bridge", "") })
+		run("ping", func(t *testing.T) { b.mustFail("ping -c1 -W1 127.0.0.1", "") })
+		run("tcp socket works", func(t *testing.T) { b.allowed("socket", afINET, sockStreamCloexec, ipprotoTCP) })
+		run("unix socket works", func(t *testing.T) { b.allowed("socket", afUNIX, sockSTREAM, "0") })
+		run("direct tcp to host loopback", func(t *testing.T) {
 			b.mustFail(fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port), "")
 		})
-		run("loopback inside is up", func() {
+		run("loopback inside is up", func(t *testing.T) {
 			if mode.net {
 				// The proxy listens there; nothing else needs checking.
 				b.mustSucceed(`p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%:*}/${p##*:}`)
@@ -363,26 +363,26 @@ func TestIsolationNetwork(t *testing.T) {
 			b.mustSucceed("grep -q 'lo:' /proc/net/dev && test $(grep -c ':' /proc/net/dev) -eq 1")
 		})
 		if !mode.net {
-			run("no proxy variables", func() {
+			run("no proxy variables", func(t *testing.T) {
 				if out := b.mustSucceed("env | grep -i _proxy || true"); strings.TrimSpace(out) != "" {
 					t.Fatalf("proxy variables with the network denied: %q", out)
 				}
 			})
 			continue
 		}
-		run("proxy variables", func() {
+		run("proxy variables", func(t *testing.T) {
 			out := b.mustSucceed(`for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY; do printenv $v; done; printf 'NO_PROXY=[%s]\n' "$NO_PROXY"`)
 			if !regexp.MustCompile(`^(http://127\.0\.0\.1:\d+\n){5}NO_PROXY=\[\]\n$`).MatchString(out) {
 				t.Fatalf("proxy variables: %q", out)
 			}
 		})
-		run("plain http through the proxy", func() {
+		run("plain http through the proxy", func(t *testing.T) {
 			out := b.mustSucceed(fmt.Sprintf("curl -sS -m 10 http://127.0.0.1:%d/plain", port))
 			if !strings.Contains(out, "hello from the host") {
 				t.Fatalf("got %q", out)
 			}
 		})
-		run("connect tunnel through the proxy", func() {
+		run("connect tunnel through the proxy", func(t *testing.T) {
 			out := b.mustSucceed(fmt.Sprintf("curl -sS -m 10 -p http://127.0.0.1:%d/tunnel", port))
 			if _, ok := hits.Load("/tunnel"); !ok || !strings.Contains(out, "hello from the host") {
 				t.Fatalf("got %q", out)
@@ -495,26 +495,26 @@ func TestIsolationMetadata(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(b.ws, "mine.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(name string, f func()) { t.Run("metadata/"+name, func(t *testing.T) { b.t = t; f() }) }
-	run("chmod 4777 in the workspace", func() { b.mustFail("chmod 4777 mine.txt", "Operation not permitted") })
-	run("chmod g+s in the workspace", func() { b.mustFail("chmod g+s mine.txt", "Operation not permitted") })
-	run("chmod syscall setuid", func() { b.denied("chmod", "mine.txt", "04755") })
-	run("fchmod syscall setgid", func() { b.denied("fchmod", "mine.txt", "02755") })
-	run("fchmodat2 syscall setuid", func() { b.denied("fchmodat2", "mine.txt", "04755") })
-	run("plain chmod in the workspace works", func() { b.mustSucceed("chmod 0750 mine.txt") })
-	run("chmod 4777 in a read-only dir", func() { b.mustFail("chmod 4777 "+granted, "Operation not permitted") })
-	run("chmod in a read-only dir", func() { b.mustFail("chmod 0777 "+granted, "Read-only file system") })
-	run("chown in a read-only dir", func() { b.mustFail("chown 0:0 "+granted, "") })
-	run("utimes in a read-only dir", func() { b.mustFail("touch -d 2020-01-01 "+granted, "Read-only file system") })
-	run("write in a read-only dir", func() { b.mustFail("echo x >> "+granted, "Read-only file system") })
-	run("setxattr in a read-only dir", func() { b.denied("setxattr", granted, "user.x") })
-	run("chattr in a read-only dir", func() { b.mustFail("chattr +i "+granted, "") })
-	run("chmod outside", func() { b.mustFail("chmod 4777 "+hidden, "") })
-	run("touch outside", func() { b.mustFail("touch "+hidden, "No such file or directory") })
-	run("setxattr user in the workspace", func() { b.denied("setxattr", "mine.txt", "user.x") })
-	run("setxattr security in the workspace", func() { b.denied("setxattr", "mine.txt", "security.capability") })
-	run("removexattr in the workspace", func() { b.denied("removexattr", "mine.txt", "user.x") })
-	run("chown to another id in the workspace", func() { b.mustFail("chown 1234:1234 mine.txt", "") })
+	run := func(name string, f func(t *testing.T)) { t.Run("metadata/"+name, func(t *testing.T) { b.t = t; f(t) }) }
+	run("chmod 4777 in the workspace", func(t *testing.T) { b.mustFail("chmod 4777 mine.txt", "Operation not permitted") })
+	run("chmod g+s in the workspace", func(t *testing.T) { b.mustFail("chmod g+s mine.txt", "Operation not permitted") })
+	run("chmod syscall setuid", func(t *testing.T) { b.denied("chmod", "mine.txt", "04755") })
+	run("fchmod syscall setgid", func(t *testing.T) { b.denied("fchmod", "mine.txt", "02755") })
+	run("fchmodat2 syscall setuid", func(t *testing.T) { b.denied("fchmodat2", "mine.txt", "04755") })
+	run("plain chmod in the workspace works", func(t *testing.T) { b.mustSucceed("chmod 0750 mine.txt") })
+	run("chmod 4777 in a read-only dir", func(t *testing.T) { b.mustFail("chmod 4777 "+granted, "Operation not permitted") })
+	run("chmod in a read-only dir", func(t *testing.T) { b.mustFail("chmod 0777 "+granted, "Read-only file system") })
+	run("chown in a read-only dir", func(t *testing.T) { b.mustFail("chown 0:0 "+granted, "") })
+	run("utimes in a read-only dir", func(t *testing.T) { b.mustFail("touch -d 2020-01-01 "+granted, "Read-only file system") })
+	run("write in a read-only dir", func(t *testing.T) { b.mustFail("echo x >> "+granted, "Read-only file system") })
+	run("setxattr in a read-only dir", func(t *testing.T) { b.denied("setxattr", granted, "user.x") })
+	run("chattr in a read-only dir", func(t *testing.T) { b.mustFail("chattr +i "+granted, "") })
+	run("chmod outside", func(t *testing.T) { b.mustFail("chmod 4777 "+hidden, "") })
+	run("touch outside", func(t *testing.T) { b.mustFail("touch "+hidden, "No such file or directory") })
+	run("setxattr user in the workspace", func(t *testing.T) { b.denied("setxattr", "mine.txt", "user.x") })
+	run("setxattr security in the workspace", func(t *testing.T) { b.denied("setxattr", "mine.txt", "security.capability") })
+	run("removexattr in the workspace", func(t *testing.T) { b.denied("removexattr", "mine.txt", "user.x") })
+	run("chown to another id in the workspace", func(t *testing.T) { b.mustFail("chown 1234:1234 mine.txt", "") })
 	fi, err := os.Stat(granted)
 	if err != nil {
 		t.Fatal(err)
@@ -570,8 +570,8 @@ func noneLeft(t *testing.T, marker string) {
 func TestIsolationPersistence(t *testing.T) {
 	b := newBox(t, Policy{}, nil)
 	mark := func() string { return fmt.Sprintf("98%d", time.Now().UnixNano()%10000000) }
-	run := func(name string, f func()) { t.Run("persistence/"+name, func(t *testing.T) { b.t = t; f() }) }
-	run("background sleep", func() {
+	run := func(name string, f func(t *testing.T)) { t.Run("persistence/"+name, func(t *testing.T) { b.t = t; f(t) }) }
+	run("background sleep", func(t *testing.T) {
 		m := mark()
 		start := time.Now()
 		b.mustSucceed("sleep " + m + " & echo $! > pid")
@@ -580,17 +580,17 @@ func TestIsolationPersistence(t *testing.T) {
 		}
 		noneLeft(t, "sleep "+m)
 	})
-	run("setsid double fork", func() {
+	run("setsid double fork", func(t *testing.T) {
 		m := mark()
 		b.mustSucceed("setsid sh -c '(sleep " + m + " &) ; exit 0' </dev/null >/dev/null 2>&1; sleep 0.2")
 		noneLeft(t, "sleep "+m)
 	})
-	run("nohup disown", func() {
+	run("nohup disown", func(t *testing.T) {
 		m := mark()
 		b.mustSucceed("nohup sleep " + m + " >/dev/null 2>&1 & disown; echo ok")
 		noneLeft(t, "sleep "+m)
 	})
-	run("grandchild with output held open", func() {
+	run("grandchild with output held open", func(t *testing.T) {
 		m := mark()
 		start := time.Now()
 		b.mustSucceed("sh -c 'sleep " + m + "' & echo ok")
@@ -599,7 +599,7 @@ func TestIsolationPersistence(t *testing.T) {
 		}
 		noneLeft(t, "sleep "+m)
 	})
-	run("timed-out call leaves nothing", func() {
+	run("timed-out call leaves nothing", func(t *testing.T) {
 		m, m2 := mark(), mark()+"1"
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -611,7 +611,7 @@ func TestIsolationPersistence(t *testing.T) {
 		noneLeft(t, "sleep "+m)
 		noneLeft(t, "sleep "+m2)
 	})
-	run("lock released when the call ends", func() {
+	run("lock released when the call ends", func(t *testing.T) {
 		m := mark()
 		b.mustSucceed("flock -x .memory.lock sleep " + m + " & sleep 0.3")
 		noneLeft(t, "sleep "+m)
@@ -624,12 +624,12 @@ func TestIsolationPersistence(t *testing.T) {
 			t.Fatalf("the lock outlived the call: %v", err)
 		}
 	})
-	run("exit status is the command's", func() {
+	run("exit status is the command's", func(t *testing.T) {
 		if out, code := b.sh("exit 7"); code != 7 {
 			t.Fatalf("exit %d: %q", code, out)
 		}
 	})
-	run("a killed command reports the signal", func() {
+	run("a killed command reports the signal", func(t *testing.T) {
 		if out, code := b.sh("kill -9 $$"); code != 128+9 {
 			t.Fatalf("exit %d: %q", code, out)
 		}
@@ -643,29 +643,29 @@ func TestIsolationIdentity(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	cache := t.TempDir()
 	b := newBox(t, Policy{CacheDir: filepath.Join(cache, "sandbox")}, nil)
-	run := func(name string, f func()) { t.Run("identity/"+name, func(t *testing.T) { b.t = t; f() }) }
-	run("etc shadow unreadable", func() { b.mustFail("head -c1 /etc/shadow", "Permission denied") })
-	run("uid 0 inside with no capabilities", func() {
+	run := func(name string, f func(t *testing.T)) { t.Run("identity/"+name, func(t *testing.T) { b.t = t; f(t) }) }
+	run("etc shadow unreadable", func(t *testing.T) { b.mustFail("head -c1 /etc/shadow", "Permission denied") })
+	run("uid 0 inside with no capabilities", func(t *testing.T) {
 		out := b.mustSucceed("id -u; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status")
 		if !strings.HasPrefix(out, "0\n") || strings.Count(out, "0000000000000000") != 5 {
 			t.Fatalf("identity: %q", out)
 		}
 	})
-	run("hostname is private", func() {
+	run("hostname is private", func(t *testing.T) {
 		if out := b.mustSucceed("hostname"); strings.TrimSpace(out) != "sandbox" {
 			t.Fatalf("hostname %q", out)
 		}
 	})
-	run("only the namespace's processes are visible", func() {
+	run("only the namespace's processes are visible", func(t *testing.T) {
 		out := b.mustSucceed("ls /proc | grep -c '^[0-9]'")
 		if n, _ := strconv.Atoi(strings.TrimSpace(out)); n < 1 || n > 6 {
 			t.Fatalf("%d processes visible", n)
 		}
 	})
-	run("parent environment unreachable", func() {
+	run("parent environment unreachable", func(t *testing.T) {
 		b.mustFail(fmt.Sprintf("cat /proc/%d/environ", os.Getpid()), "No such file or directory")
 	})
-	run("files created are owned by the real owner", func() {
+	run("files created are owned by the real owner", func(t *testing.T) {
 		b.mustSucceed("echo hi > made.txt && mkdir sub && touch sub/f")
 		for _, p := range []string{"made.txt", "sub", "sub/f"} {
 			fi, err := os.Stat(filepath.Join(b.ws, p))
@@ -677,10 +677,10 @@ func TestIsolationIdentity(t *testing.T) {
 			}
 		}
 	})
-	run("home cache unreachable", func() {
+	run("home cache unreachable", func(t *testing.T) {
 		b.mustFail("mkdir -p "+filepath.Join(home, ".cache", "planted")+" && echo x > "+filepath.Join(home, ".cache", "planted", "x"), "")
 	})
-	run("go module cache unwritable", func() {
+	run("go module cache unwritable", func(t *testing.T) {
 		gomod, err := exec.Command("go", "env", "GOMODCACHE").Output()
 		if err != nil {
 			t.Fatal(err)
@@ -691,7 +691,7 @@ func TestIsolationIdentity(t *testing.T) {
 			t.Fatal("planted in the Go module cache")
 		}
 	})
-	run("caches point at the sandbox's own dir", func() {
+	run("caches point at the sandbox's own dir", func(t *testing.T) {
 		out := b.mustSucceed("for v in GOCACHE GOMODCACHE GOPATH npm_config_cache PIP_CACHE_DIR XDG_CACHE_HOME; do printenv $v; done; mkdir -p \"$GOMODCACHE\" && touch \"$GOMODCACHE/ok\"")
 		for _, l := range strings.Fields(out) {
 			if !strings.HasPrefix(l, b.sb.Policy().CacheDir+"/") {
@@ -702,7 +702,7 @@ func TestIsolationIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	run("private tmp", func() {
+	run("private tmp", func(t *testing.T) {
 		out := b.mustSucceed(`echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo "$TMPDIR"`)
 		if out != "t\n/tmp\n" {
 			t.Fatalf("got %q", out)
