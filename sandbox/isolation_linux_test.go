@@ -570,7 +570,9 @@ func noneLeft(t *testing.T, marker string) {
 func TestIsolationPersistence(t *testing.T) {
 	b := newBox(t, Policy{}, nil)
 	mark := func() string { return fmt.Sprintf("98%d", time.Now().UnixNano()%10000000) }
-	run := func(name string, f func(t *testing.T)) { t.Run("persistence/"+name, func(t *testing.T) { b.t = t; f(t) }) }
+	run := func(name string, f func(t *testing.T)) {
+		t.Run("persistence/"+name, func(t *testing.T) { b.t = t; f(t) })
+	}
 	run("background sleep", func(t *testing.T) {
 		m := mark()
 		start := time.Now()
