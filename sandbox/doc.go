@@ -60,8 +60,10 @@
 //
 // The seccomp filter allows only Unix sockets and TCP (no UDP, raw,
 // packet, netlink or MPTCP sockets) and refuses device nodes, set-id
-// modes, mounting, namespaces, ptrace, the kernel keyring, BPF, io_uring,
-// extended attributes, TIOCSTI and the like with EPERM. With
+// modes (in chmod and in the mode of a file being created), mounting,
+// namespaces, ptrace, the kernel keyring, BPF, io_uring, TIOCSTI and the
+// like with EPERM; setting extended attributes fails with EOPNOTSUPP, as
+// on a filesystem without them. With
 // [Policy.AllowNetwork] the command's network namespace still has only
 // loopback: its HTTP_PROXY and HTTPS_PROXY name a port there, and each
 // connection is handed to a proxy in the calling process that dials

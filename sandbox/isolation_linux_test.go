@@ -502,18 +502,39 @@ func TestIsolationMetadata(t *testing.T) {
 	run("fchmod syscall setgid", func(t *testing.T) { b.denied("fchmod", "mine.txt", "02755") })
 	run("fchmodat2 syscall setuid", func(t *testing.T) { b.denied("fchmodat2", "mine.txt", "04755") })
 	run("plain chmod in the workspace works", func(t *testing.T) { b.mustSucceed("chmod 0750 mine.txt") })
+	run("create setuid file", func(t *testing.T) { b.denied("create", "suid1", "04755") })
+	run("create setgid file", func(t *testing.T) { b.denied("create", "sgid1", "02755") })
+	run("creat setuid file", func(t *testing.T) { b.denied("creat", "suid2", "04755") })
+	run("mknod setuid regular file", func(t *testing.T) { b.denied("mknod", "suid3", "suid") })
+	run("install -m 4755", func(t *testing.T) { b.mustFail("install -m 4755 /bin/true suid4", "Operation not permitted") })
+	run("openat2 reports ENOSYS", func(t *testing.T) { b.deniedWith("function not implemented", "openat2", "mine.txt") })
+	run("cp -a and tar keep working without xattrs", func(t *testing.T) {
+		b.mustSucceed("cp -a mine.txt copy.txt && tar cf t.tar mine.txt && mkdir x && tar xpf t.tar -C x && test -f x/mine.txt")
+	})
+	run("create and mknod plain files work", func(t *testing.T) {
+		b.allowed("create", "plain1", "0755")
+		b.allowed("mknod", "plain2", "r")
+	})
+	run("no set-id file was made", func(t *testing.T) {
+		ents, _ := os.ReadDir(b.ws)
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+				t.Fatalf("%s is %v", e.Name(), fi.Mode())
+			}
+		}
+	})
 	run("chmod 4777 in a read-only dir", func(t *testing.T) { b.mustFail("chmod 4777 "+granted, "Operation not permitted") })
 	run("chmod in a read-only dir", func(t *testing.T) { b.mustFail("chmod 0777 "+granted, "Read-only file system") })
 	run("chown in a read-only dir", func(t *testing.T) { b.mustFail("chown 0:0 "+granted, "") })
 	run("utimes in a read-only dir", func(t *testing.T) { b.mustFail("touch -d 2020-01-01 "+granted, "Read-only file system") })
 	run("write in a read-only dir", func(t *testing.T) { b.mustFail("echo x >> "+granted, "Read-only file system") })
-	run("setxattr in a read-only dir", func(t *testing.T) { b.denied("setxattr", granted, "user.x") })
+	run("setxattr in a read-only dir", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", granted, "user.x") })
 	run("chattr in a read-only dir", func(t *testing.T) { b.mustFail("chattr +i "+granted, "") })
 	run("chmod outside", func(t *testing.T) { b.mustFail("chmod 4777 "+hidden, "") })
 	run("touch outside", func(t *testing.T) { b.mustFail("touch "+hidden, "No such file or directory") })
-	run("setxattr user in the workspace", func(t *testing.T) { b.denied("setxattr", "mine.txt", "user.x") })
-	run("setxattr security in the workspace", func(t *testing.T) { b.denied("setxattr", "mine.txt", "security.capability") })
-	run("removexattr in the workspace", func(t *testing.T) { b.denied("removexattr", "mine.txt", "user.x") })
+	run("setxattr user in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "user.x") })
+	run("setxattr security in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "security.capability") })
+	run("removexattr in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "removexattr", "mine.txt", "user.x") })
 	run("chown to another id in the workspace", func(t *testing.T) { b.mustFail("chown 1234:1234 mine.txt", "") })
 	fi, err := os.Stat(granted)
 	if err != nil {

@@ -13,7 +13,9 @@ func archFilter() archRules {
 		},
 		rules: []argRule{
 			{unix.SYS_MKNOD, denyDeviceNode(1)},
-			{unix.SYS_CHMOD, denyArgBits(1, unix.S_ISUID|unix.S_ISGID)},
+			{unix.SYS_CHMOD, denyArgBits(1, setIDBits)},
+			{unix.SYS_OPEN, denyArgBits(2, setIDBits)},
+			{unix.SYS_CREAT, denyArgBits(1, setIDBits)},
 		},
 	}
 }

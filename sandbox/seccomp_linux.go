@@ -31,10 +31,11 @@ const (
 )
 
 const (
-	retAllow  = unix.SECCOMP_RET_ALLOW
-	retKill   = unix.SECCOMP_RET_KILL_PROCESS
-	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
-	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retAllow   = unix.SECCOMP_RET_ALLOW
+	retKill    = unix.SECCOMP_RET_KILL_PROCESS
+	retEPERM   = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS  = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retENOTSUP = unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP)
 )
 
 // Namespace flags of clone(2) and unshare(2). CLONE_NEWTIME (0x80) is left
@@ -59,11 +60,17 @@ var deniedSyscalls = []uintptr{
 	unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_REBOOT, unix.SYS_ACCT,
 	unix.SYS_QUOTACTL, unix.SYS_QUOTACTL_FD,
 	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
-	// A filter cannot read the attribute name, so every set and remove
-	// is refused, not only security.* ones.
+	unix.SYS_SYSLOG,
+}
+
+// noXattrSyscalls fail with EOPNOTSUPP, as on a filesystem without
+// extended attributes. A filter cannot read the attribute's name, so every
+// set and remove is refused, not only security.* ones (file capabilities,
+// SELinux labels); EOPNOTSUPP rather than EPERM because cp -a, tar and
+// rsync then carry on without ACLs instead of failing.
+var noXattrSyscalls = []uintptr{
 	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
-	unix.SYS_SYSLOG,
 }
 
 // bpfBlock is a run of instructions whose jumps name labels; "allow",
@@ -136,18 +143,26 @@ func denyArgBits(i int, mask uint32) func(*bpfBlock) {
 }
 
 // denyDeviceNode refuses mknod modes that make a block or character
-// device; FIFOs, sockets and regular files stay allowed.
+// device, or a set-id file; FIFOs, sockets and plain regular files stay
+// allowed.
 func denyDeviceNode(i int) func(*bpfBlock) {
 	return func(b *bpfBlock) {
-		b.loadArg(i).stmt(bpfAndK, unix.S_IFMT).
+		b.loadArg(i).jump(bpfJsetK, setIDBits, "deny", "").
+			stmt(bpfAndK, unix.S_IFMT).
 			jump(bpfJeqK, unix.S_IFCHR, "deny", "").
 			jump(bpfJeqK, unix.S_IFBLK, "deny", "allow")
 	}
 }
 
+// setIDBits are the mode bits that make an executable run as its owner or
+// group. Through an idmapped workspace the owner on disk is the
+// workspace's owner, root when joshbot runs as root, so a command must
+// never set them: not by chmod, and not in the mode of a file it creates.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
 // commonArgRules are the argument checks every architecture shares.
 func commonArgRules() []argRule {
-	setID := uint32(unix.S_ISUID | unix.S_ISGID)
+	setID := uint32(setIDBits)
 	return []argRule{
 		// Only Unix sockets and TCP: no raw, packet, netlink, UDP or MPTCP
 		// (IPPROTO_MPTCP is a SOCK_STREAM protocol that Landlock's TCP
@@ -166,6 +181,9 @@ func commonArgRules() []argRule {
 		{unix.SYS_FCHMOD, denyArgBits(1, setID)},
 		{unix.SYS_FCHMODAT, denyArgBits(2, setID)},
 		{unix.SYS_FCHMODAT2, denyArgBits(2, setID)},
+		// The creation mode, which glibc, musl and Go pass as 0 when the
+		// call creates nothing.
+		{unix.SYS_OPENAT, denyArgBits(3, setID)},
 		{unix.SYS_CLONE, denyArgBits(0, cloneNSFlags)},
 		{unix.SYS_UNSHARE, denyArgBits(0, cloneNSFlags)},
 		// Typing into a terminal's input queue, and the console's
@@ -215,8 +233,17 @@ func seccompFilter() ([]unix.SockFilter, error) {
 	if err := emit(unix.SYS_CLONE3, []unix.SockFilter{{Code: bpfRetK, K: retENOSYS}}); err != nil {
 		return nil, err
 	}
+	// openat2 keeps its mode in memory too; callers fall back to openat.
+	if err := emit(unix.SYS_OPENAT2, []unix.SockFilter{{Code: bpfRetK, K: retENOSYS}}); err != nil {
+		return nil, err
+	}
 	for _, nr := range append(deniedSyscalls, arch.denied...) {
 		if err := emit(nr, []unix.SockFilter{{Code: bpfRetK, K: retEPERM}}); err != nil {
+			return nil, err
+		}
+	}
+	for _, nr := range noXattrSyscalls {
+		if err := emit(nr, []unix.SockFilter{{Code: bpfRetK, K: retENOTSUP}}); err != nil {
 			return nil, err
 		}
 	}

@@ -98,8 +98,27 @@ func run(op string, args []string) error {
 		}
 		return err
 	case "mknod": // path b|c|p
-		mode := map[string]uint32{"b": unix.S_IFBLK, "c": unix.S_IFCHR, "p": unix.S_IFIFO}[args[1]]
-		return unix.Mknod(args[0], mode|0o600, int(unix.Mkdev(7, 0)))
+		mode := map[string]uint32{"b": unix.S_IFBLK, "c": unix.S_IFCHR, "p": unix.S_IFIFO, "r": unix.S_IFREG, "suid": unix.S_IFREG | unix.S_ISUID}[args[1]]
+		return unix.Mknod(args[0], mode|0o700, int(unix.Mkdev(7, 0)))
+	case "create": // path mode: open(O_CREAT) with that mode
+		fd, err := unix.Open(args[0], unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, uint32(atoi(args[1])))
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "creat": // path mode
+		fd, err := unix.Creat(args[0], uint32(atoi(args[1])))
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "openat2": // path
+		how := unix.OpenHow{Flags: unix.O_RDONLY}
+		fd, err := unix.Openat2(unix.AT_FDCWD, args[0], &how)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
 	case "chmod": // path mode
 		return unix.Chmod(args[0], uint32(atoi(args[1])))
 	case "fchmod": // path mode
