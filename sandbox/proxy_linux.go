@@ -14,6 +14,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// maxProxyConns bounds the connections one command may have open
+// through the proxy at once.
+const maxProxyConns = 64
+
 // startProxy starts the parent's side of a command's network: it returns
 // the end of a socket pair to hand the helper, over which the helper sends
 // each connection the command makes to its loopback proxy address; every
@@ -61,8 +65,11 @@ func startProxy(allow func(netip.AddrPort) bool) (child *os.File, stop func(), e
 						continue
 					}
 					mu.Lock()
-					if ctx.Err() != nil {
+					if ctx.Err() != nil || len(conns) >= maxProxyConns {
 						mu.Unlock()
+						if ctx.Err() == nil {
+							proxyRefuse(c, "503 Service Unavailable", "too many connections at once from one command")
+						}
 						c.Close()
 						continue
 					}
