@@ -154,6 +154,8 @@ func (s *Shell) Description() string {
 		b.WriteString("Commands run in a sandbox: only the workspace and build caches are writable")
 		if !s.opts.Sandbox.Policy().AllowNetwork {
 			b.WriteString(" and the network is unreachable")
+		} else {
+			b.WriteString("; the network is reached only through the HTTP proxy named by HTTPS_PROXY and HTTP_PROXY, and only at public addresses")
 		}
 		b.WriteString(". ")
 	}
