@@ -115,11 +115,11 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 		return err
 	}
 	primary := &mc.Models[0]
-	ag, err := agent.New(&agent.Options{
-		Provider: chain, ProviderName: primary.Provider, Model: primary.WireModel,
-		Tools: readOnly, Sessions: store, Workspace: ws,
-		MaxIterations: docsCheckIterations, Timeout: docsCheckTimeout,
-		DisableStreaming: true, DisableLearning: true, Logger: a.log,
+	ag, err := agent.New(chain, primary.WireModel, store, &agent.Options{
+		Tools: readOnly, Workspace: ws, Logger: a.log,
+		Requests: agent.RequestOptions{ProviderName: primary.Provider, DisableStreaming: true},
+		Limits:   agent.LimitOptions{MaxIterations: docsCheckIterations, Timeout: docsCheckTimeout},
+		Memory:   agent.MemoryOptions{DisableLearning: true},
 	})
 	if err != nil {
 		return err

@@ -68,7 +68,7 @@ func TestReminderPersistsFiresWithoutApprovalAndDeliversToLastChat(t *testing.T)
 		t.Fatal(err)
 	}
 	reg.Register(askTool{})
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Sessions: sessions, Tools: reg, Now: clk.Now})
+	a, err := agent.New(client, "m", sessions, &agent.Options{Tools: reg, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
