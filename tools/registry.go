@@ -197,6 +197,11 @@ func (r *Registry) Definitions() []Definition {
 // models send "" for a tool without parameters. A schema that
 // jsonschema-go cannot resolve is not checked; that tool checks its
 // arguments itself.
+//
+// When ctx carries a tainted [Taint], a call that acts ([Actor]) is first
+// put to the human approver on ctx and refused, wrapping
+// [ErrUntrustedAction], when nobody approves it; a call whose result
+// carries untrusted text ([Untrusted], or a fence) marks the Taint.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	r.mu.RLock()
 	t, ok := r.tools[name]
@@ -224,7 +229,13 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return t.Execute(ctx, trimmed)
+	ctx, err := gate(ctx, t, name, trimmed)
+	if err != nil {
+		return "", err
+	}
+	out, err := t.Execute(ctx, trimmed)
+	observe(ctx, t, name, out, err)
+	return out, err
 }
 
 // preview shortens b for an error message.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // SearchQuery is one search request to a backend.
@@ -442,5 +444,5 @@ func formatResults(t *webSearchTool, backend string, q SearchQuery, res []Search
 	if len(failures) > 0 {
 		b.WriteString("\n(fell back after: " + strings.Join(failures, "; ") + ")\n")
 	}
-	return b.String()
+	return fence.Wrap(t.name+":"+backend, b.String(), &fence.Options{Origin: "search results from the web"})
 }

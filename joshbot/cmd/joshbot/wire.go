@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/devicelogin"
 	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -180,6 +180,9 @@ func openMemory(cfg *config.Config, home, ws string) (*memory.Store, *memory.Lon
 	// filesystem tools can read, so one conversation cannot read another's.
 	lt, err := memory.OpenLongTerm(ws, &memory.LongTermOptions{
 		MaxBytes: d.MemoryMaxBytes, DreamMode: d.DreamMode, SessionDir: filepath.Join(home, "memory"),
+		// The lock stays out of the workspace, where a shell command could
+		// hold it and stall every later turn.
+		LockDir: filepath.Join(home, "memory"),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -280,15 +283,9 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 // API tokens; tests point it at a fake.
 var copilotTokenURL = providers.CopilotTokenURL
 
-// copilotCredential returns, for github_copilot with a GitHub OAuth token
-// (what `joshbot auth login github-copilot` stores), a source of the
-// short-lived Copilot API tokens that token mints; for anything else nil,
-// so the key is sent as it is.
+// copilotCredential is devicelogin.CopilotCredential at copilotTokenURL.
 func copilotCredential(provider, key string) func(context.Context) (string, error) {
-	if provider != "github_copilot" || !(strings.HasPrefix(key, "gh") || strings.HasPrefix(key, "github_pat_")) {
-		return nil
-	}
-	return (&providers.CopilotTokens{GitHubToken: key, URL: copilotTokenURL}).Token
+	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: copilotTokenURL})
 }
 
 // agentSettingNames are the config keys the agent's replies name when a
