@@ -11,17 +11,17 @@ import (
 )
 
 // DefaultMaxAnswerBytes is the largest answer kept in a session when
-// Options.MaxAnswerBytes is zero: 1 MiB of text, far more than anyone reads
+// LimitOptions.MaxAnswerBytes is zero: 1 MiB of text, far more than anyone reads
 // in a chat, far less than a session line may hold.
 const DefaultMaxAnswerBytes = 1 << 20
 
-// MaxAnswerBytesLimit is the largest Options.MaxAnswerBytes accepted: half
+// MaxAnswerBytesLimit is the largest LimitOptions.MaxAnswerBytes accepted: half
 // of what one stored session line may hold, leaving room for the note and
 // the JSON escaping.
 const MaxAnswerBytesLimit = 8 << 20
 
 // AnswersDir is the workspace directory that receives answers longer than
-// Options.MaxAnswerBytes, whole, as Markdown files.
+// LimitOptions.MaxAnswerBytes, whole, as Markdown files.
 const AnswersDir = "answers"
 
 // answerCap cuts text to at most n bytes on a rune boundary.
@@ -67,12 +67,12 @@ func (t *turn) keepAnswer(msg *providers.Message) string {
 	rel, err := t.a.saveAnswer(t.sess.Key, full)
 	var note string
 	if err == nil {
-		note = fmt.Sprintf("[This answer is %d bytes, more than the %d kept in the conversation (agents.defaults.max_answer_bytes); it was cut here. The whole answer is in the workspace file %s.]",
-			len(full), limit, rel)
+		note = fmt.Sprintf("[This answer is %d bytes, more than the %d kept in the conversation (%s); it was cut here. The whole answer is in the workspace file %s.]",
+			len(full), limit, t.a.names.MaxAnswerBytes, rel)
 	} else {
 		t.a.log.Warn("long answer not saved to the workspace; only its start is kept", "session", t.sess.Key, "bytes", len(full), "err", err)
-		note = fmt.Sprintf("[This answer is %d bytes, more than the %d kept in the conversation (agents.defaults.max_answer_bytes); it was cut here, and the rest could not be saved: %s]",
-			len(full), limit, oneLine(err.Error()))
+		note = fmt.Sprintf("[This answer is %d bytes, more than the %d kept in the conversation (%s); it was cut here, and the rest could not be saved: %s]",
+			len(full), limit, t.a.names.MaxAnswerBytes, oneLine(err.Error()))
 	}
 	msg.Content = answerCap(full, limit) + "\n\n" + note
 	return note

@@ -23,7 +23,7 @@ func TestAnswerOverTheCapGoesToAWorkspaceFile(t *testing.T) {
 			name = "streamed"
 		}
 		t.Run(name, func(t *testing.T) {
-			a, srv, store, ws := setup(t, &agent.Options{DisableLearning: true, MaxAnswerBytes: limit})
+			a, srv, store, ws := setup(t, &agent.Options{Memory: agent.MemoryOptions{DisableLearning: true}, Limits: agent.LimitOptions{MaxAnswerBytes: limit}})
 			srv.Enqueue(providertest.Reply{Content: long, Chunks: 40})
 			ctx := context.Background()
 			var shown strings.Builder

@@ -25,7 +25,7 @@ func TestDamagedMemoryFileIsCleanedWithAWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, _, ws := setup(t, &agent.Options{DisableLearning: true, Logger: log, Memory: lt})
+	a, srv, _, ws := setup(t, &agent.Options{Logger: log, Memory: agent.MemoryOptions{DisableLearning: true, LongTerm: lt}})
 	dirty := "- likes tea\x00\x00\n- lives in K\xf6ln\n- \xff\xfeend\n"
 	if err := os.WriteFile(filepath.Join(ws, agent.MemoryFile), []byte(dirty), 0o600); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // turn records it as interrupted, so the session alternates again, and the
 // model is told that no answer was saved.
 func TestCutOffTurnIsRecordedAsInterrupted(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{DisableLearning: true}})
 	if err := store.Save(&memory.Session{Key: "cli:cut", Messages: []memory.Message{
 		{Role: "user", Content: "first, never answered"},
 		{Role: "user", Content: "second, never answered"},

@@ -14,7 +14,7 @@ import (
 // the answer together with an error that says it was not saved, so a
 // surface can show both instead of losing the answer.
 func TestUnsavedTurnStillReturnsTheAnswer(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{DisableLearning: true}})
 	srv.SetFallback(func(providertest.Request) providertest.Reply {
 		// The sessions directory goes away while the model thinks:
 		// the save at the end of the turn cannot write its file.

@@ -62,15 +62,45 @@
 //
 // # Confinement
 //
-// On Linux a [Sandbox] confines a command with Landlock: the program
-// re-executes itself as a helper ([HelperArg], [RunHelperIfRequested]),
-// the helper restricts itself and then execs the command, so only the
-// child is confined. The workspace, the build caches and a private TMPDIR
-// are writable, system directories readable, everything else unreachable,
-// and outbound TCP is denied unless [Policy.AllowNetwork]. On macOS a
-// deny-by-default Seatbelt profile ([SeatbeltProfile]) is applied through
-// /usr/bin/sandbox-exec. Where neither exists, [New] returns
-// [ErrUnsupported]; [Probe] reports what the system offers.
+// On Linux a [Sandbox] runs each command in new user, mount, PID,
+// network, IPC, UTS and cgroup namespaces. The program re-executes itself
+// as a helper ([HelperArg], [RunHelperIfRequested]) that becomes the first
+// process of the new PID namespace and stays as its init: it builds a
+// private root (a tmpfs holding the system directories read-only, the
+// workspace and the policy's directories, a private /tmp, a fresh /proc
+// and a /dev of null, zero, full, random, urandom and tty only; no /sys,
+// /run or /home), applies Landlock to the same paths, drops every
+// capability, sets no_new_privs, installs a seccomp filter and starts the
+// command. It forwards signals, reaps orphans and exits with the
+// command's status after killing whatever the command left behind, so
+// nothing a command starts (a background job, a setsid double fork, a
+// lock holder) outlives the call or its timeout.
+//
+// When the calling process is root, the command runs as an unprivileged
+// host id (uid and gid 2^31-2^16): root's files and /etc/shadow are
+// visible but closed to it. Each policy directory reaches it through an
+// idmapped mount made by the parent, in which the directory's real owner
+// appears as that id, so the command can write the workspace and what it
+// writes is owned on disk by the workspace's owner. A caller that is not
+// root maps its own ids and binds the directories as they are.
+//
+// The seccomp filter allows only Unix sockets and TCP (no UDP, raw,
+// packet, netlink or MPTCP sockets) and refuses device nodes, set-id
+// modes (in chmod and in the mode of a file being created), mounting,
+// namespaces, ptrace, the kernel keyring, BPF, io_uring, TIOCSTI and the
+// like with EPERM; setting extended attributes fails with EOPNOTSUPP, as
+// on a filesystem without them. With
+// [Policy.AllowNetwork] the command's network namespace still has only
+// loopback: its HTTP_PROXY and HTTPS_PROXY name a port there, and each
+// connection is handed to a proxy in the calling process that dials
+// through [DialControl] ([Options.ProxyAllow] widens it). Build caches
+// live under [Policy.CacheDir], never the user's own.
+//
+// Every layer is required: where one is missing, [New] returns an error
+// wrapping [ErrUnsupported] that names it, and [Probe] reports each one
+// ([Report.Layers]). On macOS a deny-by-default Seatbelt profile
+// ([SeatbeltProfile]) is applied through /usr/bin/sandbox-exec. Elsewhere
+// [New] returns [ErrUnsupported].
 //
 // # Public addresses
 //

@@ -122,11 +122,15 @@ type Receiver struct {
 
 var _ channels.Channel = (*Receiver)(nil)
 
-// New checks opts and returns a receiver. Errors name the webhooks key to
-// change.
+// ErrListen is wrapped, with the network error, by the error Start returns
+// when it cannot listen on Options.Addr.
+var ErrListen = errors.New("webhook: cannot listen on")
+
+// New checks opts and returns a receiver. Errors name the [Options] or
+// [Route] field to change.
 func New(opts *Options) (*Receiver, error) {
 	if opts == nil || len(opts.Routes) == 0 {
-		return nil, errors.New("webhooks.routes is empty: add a route with a path and a secret_env")
+		return nil, errors.New("webhook: Options.Routes is empty: add a Route with a Path and a Secret")
 	}
 	o := *opts
 	if o.MaxBody <= 0 {
@@ -139,18 +143,18 @@ func New(opts *Options) (*Receiver, error) {
 	r := &Receiver{opts: o, log: log.With("channel", Name), routes: map[string]*Route{}, ready: make(chan net.Addr, 1)}
 	for i := range o.Routes {
 		rt := o.Routes[i]
-		key := fmt.Sprintf("webhooks.routes[%d]", i)
+		key := fmt.Sprintf("webhook: Options.Routes[%d]", i)
 		if rt.Name == "" {
-			return nil, fmt.Errorf("%s.name is empty: name the route", key)
+			return nil, fmt.Errorf("%s.Name is empty: name the route", key)
 		}
 		if !strings.HasPrefix(rt.Path, "/") {
-			return nil, fmt.Errorf("%s.path %q must start with /", key, rt.Path)
+			return nil, fmt.Errorf("%s.Path %q must start with /", key, rt.Path)
 		}
 		if rt.Secret == "" {
-			return nil, fmt.Errorf("%s (%s) has no secret: set secret_env to the variable holding the GitHub webhook secret", key, rt.Name)
+			return nil, fmt.Errorf("%s (%s) has no Secret: set it to the GitHub webhook secret", key, rt.Name)
 		}
 		if _, dup := r.routes[rt.Path]; dup {
-			return nil, fmt.Errorf("%s.path %q is used by another route", key, rt.Path)
+			return nil, fmt.Errorf("%s.Path %q is used by another route", key, rt.Path)
 		}
 		r.routes[rt.Path] = &rt
 	}
@@ -168,7 +172,8 @@ func (r *Receiver) Name() string { return Name }
 // Start implements [channels.Channel]: it serves the receiver on
 // Options.Addr until ctx ends, then shuts the server down and returns
 // ctx.Err(). With no Addr it only makes the handler deliver to sink. A
-// failure to listen is returned: it is a configuration error (webhooks.listen).
+// failure to listen is returned, wrapping [ErrListen]: it is a
+// configuration error (Options.Addr).
 func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 	r.mu.Lock()
 	if r.sink != nil {
@@ -188,7 +193,7 @@ func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 	}
 	l, err := net.Listen("tcp", r.opts.Addr)
 	if err != nil {
-		return fmt.Errorf("webhooks.listen %q: %w", r.opts.Addr, err)
+		return fmt.Errorf("%w %q (Options.Addr): %w", ErrListen, r.opts.Addr, err)
 	}
 	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	r.log.Info("listening for webhook deliveries", "addr", l.Addr().String())
