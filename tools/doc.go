@@ -8,6 +8,26 @@
 //	if err := tools.RegisterFilesystem(reg, "/home/me/.joshbot/workspace"); err != nil { ... }
 //	out, err := reg.Execute(ctx, "read_file", json.RawMessage(`{"path":"notes.md"}`))
 //
+// # Adding tools
+//
+// There is one way to add each tool. A family of tools that share a
+// configuration is added by its RegisterX function ([RegisterFilesystem],
+// [RegisterWebSearch], [RegisterSubagents], ...). A single tool whose value
+// its caller keeps, to close it ([Shell] runs background jobs) or to wrap
+// it, is built by its NewX function ([NewShell], [NewWebFetch]) and added
+// with [Registry.Register], as is any tool of the caller's own.
+//
+// # Arguments and schemas
+//
+// A builtin tool's parameter schema is generated from the Go type its
+// arguments decode into, with github.com/google/jsonschema-go: field names
+// and types from the struct, descriptions from `jsonschema:"..."` tags,
+// bounds and enums from `schema:"..."` tags, and a field required unless
+// its json tag says omitempty. [Registry.Execute] checks every call's
+// arguments against the tool's schema before the tool runs and answers a
+// call that breaks it with an [*ArgumentError] naming the argument and
+// what it must be; a null counts as an absent argument.
+//
 // # Containment
 //
 // Every filesystem tool is confined to one workspace directory: a path that

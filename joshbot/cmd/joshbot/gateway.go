@@ -89,6 +89,9 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		RespondToAll: respondAll,
 		Grace:        grace,
 		Logger:       a.log,
+		AllowFromSetting: func(ch string) string {
+			return "channels." + ch + ".allow_from"
+		},
 	})
 	if err != nil {
 		return err
@@ -113,7 +116,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		go func() {
 			defer wg.Done()
 			if err := ch.Start(ctx, router); err != nil && !errors.Is(err, context.Canceled) {
-				a.log.Error("channel stopped", "channel", ch.Name(), "err", err)
+				a.log.Error("channel stopped", "channel", ch.Name(), "err", channelStartError(err))
 			}
 		}()
 	}
