@@ -23,6 +23,14 @@ import (
 // partial [Response] returned alongside holds whatever had arrived.
 var ErrStreamInterrupted = errors.New("stream ended unexpectedly")
 
+// ErrMalformedStream is wrapped by the error [Client.ChatStream] returns
+// when a stream ended (even with [DONE] or a finish reason) without a
+// single event it could decode that carried text or a tool call, but with
+// events it could not decode, or with no event at all: a garbled answer,
+// not an empty one. A [Chain] retries it and then falls back, like a
+// network error.
+var ErrMalformedStream = errors.New("stream carried no valid event")
+
 // Limits on how much upstream text an error message may carry.
 const (
 	maxMessageLen = 1000 // a message the provider wrote for humans
