@@ -289,11 +289,12 @@ type TransportError struct {
 	// Timeout is true when the client's own per-request timeout
 	// ([ClientOptions.Timeout]) fired, rather than the caller's context.
 	Timeout bool
+	// Limit is the client timeout that fired when Timeout is true, so a
+	// program can say which of its own settings to raise; zero otherwise.
+	Limit time.Duration
 	// Err is the cause. A stream that stopped mid-answer has a nil Err:
 	// the error wrapping this one also wraps [ErrStreamInterrupted].
 	Err error
-
-	limit time.Duration // the timeout that fired, for the message
 }
 
 // Error renders the failure on one line, for example
@@ -304,7 +305,7 @@ func (e *TransportError) Error() string {
 		name = "provider"
 	}
 	if e.Timeout {
-		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.limit, context.DeadlineExceeded)
+		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.Limit, context.DeadlineExceeded)
 	}
 	if e.Err == nil {
 		return name + ": request failed"

@@ -269,7 +269,7 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
-		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey}, MaxRetries: m.MaxRetries})
 	}
 	return providers.NewChain(&providers.ChainOptions{
 		Candidates: cands,
