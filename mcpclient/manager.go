@@ -39,11 +39,21 @@ const (
 	// StateRevoked: it advertises something other than what was approved,
 	// at start or mid-session. It is stopped and must be approved again.
 	StateRevoked State = "revoked"
-	// StateRestarting: it stopped mid-session and is about to be started
-	// again; its tools report an error meanwhile.
+	// StateStarting: [Manager.Launch] is connecting it in the background.
+	// Tools offered from its cached manifest wait for it.
+	StateStarting State = "starting"
+	// StateSuspect: running and trusted, but a call to it got no answer
+	// within its call timeout. The next call first checks it with a ping
+	// bounded by [Options.HealthTimeout]: a server that answers is kept,
+	// one that does not is restarted.
+	StateSuspect State = "suspect"
+	// StateRestarting: it stopped mid-session, or failed its health check,
+	// and is being started again; calls wait for it or report an error.
 	StateRestarting State = "restarting"
 	// StateFailed: it could not be started, did not complete its handshake
-	// and tools/list in time, or stopped again after its one restart.
+	// and tools/list in time, stopped again after its one restart, or used
+	// up its restart budget ([Status.RetryAt] then says when a call may
+	// restart it again).
 	StateFailed State = "failed"
 	// StateStopped: the manager was closed.
 	StateStopped State = "stopped"
@@ -66,6 +76,18 @@ type Options struct {
 	// RestartDelay is the wait before restarting a server that stopped;
 	// zero means [DefaultRestartDelay].
 	RestartDelay time.Duration
+	// HealthTimeout bounds the ping that checks a server whose last call
+	// timed out; zero means [DefaultHealthTimeout].
+	HealthTimeout time.Duration
+	// RestartBudget is how many times a server may be restarted within
+	// RestartWindow; past it the server is failed until the oldest restart
+	// leaves the window. Zero means [DefaultRestartBudget].
+	RestartBudget int
+	// RestartWindow is the span RestartBudget counts over; zero means
+	// [DefaultRestartWindow].
+	RestartWindow time.Duration
+	// Now is the clock of the restart budget; nil means time.Now.
+	Now func() time.Time
 	// OnWithdraw, when set, is called once for each server whose tools
 	// were offered and have stopped working for the rest of the manager's
 	// life: it was revoked (its tool list changed mid-session or across
@@ -104,6 +126,10 @@ type Manager struct {
 	environ    []string
 	handshake  time.Duration
 	delay      time.Duration
+	health     time.Duration
+	budget     int
+	window     time.Duration
+	now        func() time.Time
 	onWithdraw func(Withdrawal)
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
@@ -123,7 +149,23 @@ func NewManager(opts *Options) *Manager {
 	if opts != nil {
 		o = *opts
 	}
-	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, onWithdraw: o.OnWithdraw, after: time.After}
+	m := &Manager{
+		trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay,
+		health: o.HealthTimeout, budget: o.RestartBudget, window: o.RestartWindow, now: o.Now,
+		onWithdraw: o.OnWithdraw, after: time.After,
+	}
+	if m.health <= 0 {
+		m.health = DefaultHealthTimeout
+	}
+	if m.budget <= 0 {
+		m.budget = DefaultRestartBudget
+	}
+	if m.window <= 0 {
+		m.window = DefaultRestartWindow
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
 	if m.log == nil {
 		m.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -193,6 +235,19 @@ func (m *Manager) Start(ctx context.Context, decls []Server) error {
 	return nil
 }
 
+// offering reports whether the server's tools are handed out: it is
+// trusted, or it was and is only being checked, restarted or waited for.
+// s.mu is held.
+func (s *server) offering() bool {
+	switch s.state {
+	case StateTrusted, StateSuspect:
+		return true
+	case StateRestarting, StateStarting, StateFailed:
+		return s.offered != nil && !s.withdrawn
+	}
+	return false
+}
+
 // Tools returns the tools of every trusted server, sorted by name, named
 // mcp__<server>__<tool>, ready to register beside the built-in tools. Each
 // has the methods of the tools module's Tool interface.
@@ -203,7 +258,7 @@ func (m *Manager) Tools() []*Tool {
 	var out []*Tool
 	for _, s := range servers {
 		s.mu.Lock()
-		if s.state == StateTrusted {
+		if s.offering() {
 			out = append(out, s.tools...)
 		}
 		s.mu.Unlock()
@@ -267,6 +322,17 @@ type Status struct {
 	ApprovedSHA256 string `json:"approved_sha256,omitempty"`
 	// Tools are the advertised tools, as the model would see them.
 	Tools []ToolStatus `json:"tools"`
+	// Restarts is how many restarts of the server fall within the restart
+	// window ([Options.RestartWindow]), out of [Options.RestartBudget].
+	Restarts int `json:"restarts"`
+	// RestartBudget is the number of restarts allowed within the window.
+	RestartBudget int `json:"restart_budget"`
+	// LastError is the most recent failure seen (a call that timed out, a
+	// failed health check or restart); empty when there was none.
+	LastError string `json:"last_error,omitempty"`
+	// RetryAt, for a server failed because it used up its restart budget,
+	// is when a call may restart it again; zero otherwise.
+	RetryAt time.Time `json:"retry_at,omitzero"`
 }
 
 // ToolStatus is one advertised tool as the model would see it.
@@ -310,6 +376,17 @@ type server struct {
 	// withdrawal notice; withdrawn is set once that notice is due.
 	offered   []string
 	withdrawn bool
+	// healing is non-nil while a suspect server is checked and, if need
+	// be, restarted; calls wait for it.
+	healing chan struct{}
+	// restartLog holds the times of the restarts still inside the
+	// manager's restart window, oldest first.
+	restartLog []time.Time
+	// lastErr is the most recent failure, for Status.
+	lastErr string
+	// retryAt is when a server that used up its restart budget may be
+	// restarted again; zero otherwise.
+	retryAt time.Time
 }
 
 // attempt is one connection to a server: a process or an HTTP session.
@@ -350,6 +427,17 @@ func (a *attempt) close() {
 		}
 	}
 	closeIdle(a.http)
+}
+
+// kill ends a at once: a connection that stopped answering gets no
+// graceful stop, and its whole process group goes with it.
+func (a *attempt) kill() {
+	if a.proc != nil {
+		if p := a.proc.process(); p != nil {
+			killGroup(p.cmd.Process)
+		}
+	}
+	a.close()
 }
 
 func (s *server) logger() *slog.Logger { return s.m.log.With("mcp_server", s.cfg.Name) }
@@ -617,6 +705,8 @@ func (s *server) ended(a *attempt) {
 		return
 	}
 	s.restarts++
+	s.restartLog = append(s.pruneRestarts(), s.m.now())
+	s.lastErr = "stopped (" + why + ")"
 	s.state, s.reason = StateRestarting, "stopped ("+why+"); restarting"
 	s.mu.Unlock()
 	s.logger().Warn("mcp server stopped; restarting once", "why", why, "after", s.m.delay)
@@ -779,7 +869,13 @@ func (s *server) shutdown() {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, Transport: s.cfg.transportName(), State: s.state, SHA256: s.hash, Tools: slices.Clone(s.views)}
+	st := Status{
+		Name: s.cfg.Name, Transport: s.cfg.transportName(), State: s.state, SHA256: s.hash, Tools: slices.Clone(s.views),
+		Restarts: len(s.pruneRestarts()), RestartBudget: s.m.budget, LastError: s.lastErr,
+	}
+	if s.state == StateFailed {
+		st.RetryAt = s.retryAt
+	}
 	if s.state != StateTrusted {
 		st.Reason = s.reason
 	}
@@ -793,14 +889,25 @@ func (s *server) status() Status {
 }
 
 // ready returns the live connection for a call, waiting out a manifest
-// check in progress.
+// check or a health check in progress, and starting the health check of a
+// suspect server (or the restart of one whose restart budget has come
+// back).
 func (s *server) ready(ctx context.Context) (*attempt, error) {
 	s.mu.Lock()
-	for s.checking != nil {
-		ch := s.checking
+	for {
+		wait := s.checking
+		if wait == nil {
+			wait = s.healing
+		}
+		if wait == nil && (s.state == StateSuspect || s.state == StateFailed && !s.retryAt.IsZero() && !s.m.now().Before(s.retryAt)) {
+			wait = s.startHeal()
+		}
+		if wait == nil {
+			break
+		}
 		s.mu.Unlock()
 		select {
-		case <-ch:
+		case <-wait:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -812,6 +919,8 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 		// Not s.reason: its diff names tools of the new, unapproved list,
 		// and nothing of that list may reach the model.
 		return nil, fmt.Errorf("%w: %s", errGone, RevokedMessage(s.cfg.Name))
+	case s.state == StateFailed && !s.retryAt.IsZero():
+		return nil, fmt.Errorf("mcp server %q is down: %s", s.cfg.Name, Defang(s.reason))
 	case s.state == StateFailed:
 		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, Defang(s.reason))
 	case s.state != StateTrusted || s.cur == nil:
