@@ -88,6 +88,18 @@ type Options struct {
 	RestartWindow time.Duration
 	// Now is the clock of the restart budget; nil means time.Now.
 	Now func() time.Time
+	// ManifestCache is the file where the manifest of each server is kept
+	// the last time it connected trusted, so [Manager.Launch] can offer its
+	// tools before it is up. A cached manifest is used only while the trust
+	// store approves its hash, so an edited cache offers nothing. Empty
+	// means no cache: Launch offers a server's tools only once it is up.
+	ManifestCache string
+	// OnReady, when set, receives the tools of a server [Manager.Launch]
+	// brought up whose tools were not already offered from the manifest
+	// cache (none was cached, or it changed and the new one is approved). A
+	// program registers them here. It runs on a goroutine of the manager
+	// with no lock held. Nil means the tools are only in [Manager.Tools].
+	OnReady func(server string, tools []*Tool)
 	// OnWithdraw, when set, is called once for each server whose tools
 	// were offered and have stopped working for the rest of the manager's
 	// life: it was revoked (its tool list changed mid-session or across
@@ -131,6 +143,8 @@ type Manager struct {
 	window     time.Duration
 	now        func() time.Time
 	onWithdraw func(Withdrawal)
+	onReady    func(string, []*Tool)
+	cache      *manifestCache
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
 
@@ -152,7 +166,10 @@ func NewManager(opts *Options) *Manager {
 	m := &Manager{
 		trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay,
 		health: o.HealthTimeout, budget: o.RestartBudget, window: o.RestartWindow, now: o.Now,
-		onWithdraw: o.OnWithdraw, after: time.After,
+		onWithdraw: o.OnWithdraw, onReady: o.OnReady, after: time.After,
+	}
+	if o.ManifestCache != "" {
+		m.cache = &manifestCache{path: o.ManifestCache}
 	}
 	if m.health <= 0 {
 		m.health = DefaultHealthTimeout
@@ -188,36 +205,10 @@ func NewManager(opts *Options) *Manager {
 // without affecting the others; Start returns an error only for
 // declarations that are invalid or repeat a name, before starting any.
 func (m *Manager) Start(ctx context.Context, decls []Server) error {
-	seen := map[string]bool{}
-	for _, d := range decls {
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		if seen[d.Name] {
-			return fmt.Errorf("mcp server %q is declared twice", d.Name)
-		}
-		seen[d.Name] = true
+	fresh, err := m.add(decls, nil)
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return errors.New("mcpclient: manager is closed")
-	}
-	for _, s := range m.servers {
-		if seen[s.cfg.Name] {
-			m.mu.Unlock()
-			return fmt.Errorf("mcp server %q is already started", s.cfg.Name)
-		}
-	}
-	fresh := make([]*server, len(decls))
-	for i, d := range decls {
-		fresh[i] = &server{m: m, cfg: d, state: StateFailed, reason: "starting"}
-	}
-	m.servers = append(m.servers, fresh...)
-	// Close waits for these too, so no process it did not see can outlive it.
-	m.bg.Add(len(fresh))
-	m.mu.Unlock()
-
 	// Close cancels connections still being set up.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -233,6 +224,80 @@ func (m *Manager) Start(ctx context.Context, decls []Server) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// Launch is Start without the wait: it returns at once and connects every
+// server in the background, so a program's first model request need not
+// wait for any handshake. A server whose manifest is in
+// [Options.ManifestCache], with a hash the trust store approves, has its
+// tools offered by [Manager.Tools] at once; a call to one waits for the
+// server to come up (at most the handshake bound) and fails if it does not,
+// and a server that fails to come up, or comes up advertising something
+// unapproved, is withdrawn ([Options.OnWithdraw]). The tools of a server
+// with nothing usable cached go to [Options.OnReady] once it is up.
+// Launch returns an error only for declarations that are invalid or repeat
+// a name, before starting any.
+func (m *Manager) Launch(decls []Server) error {
+	var cached map[string]Manifest
+	if m.cache != nil {
+		cached = m.cache.load(m.log)
+	}
+	fresh, err := m.add(decls, cached)
+	if err != nil {
+		return err
+	}
+	for _, s := range fresh {
+		go func() {
+			defer m.bg.Done()
+			s.start(m.ctx)
+			s.mu.Lock()
+			close(s.up)
+			s.up = nil
+			s.mu.Unlock()
+		}()
+	}
+	return nil
+}
+
+// add validates decls and records a server for each, to be started by the
+// caller, which must call m.bg.Done once per server when its start is
+// over. With cached non-nil (Launch), each server starts in StateStarting,
+// offering the tools of its cached manifest when the trust store approves
+// it.
+func (m *Manager) add(decls []Server, cached map[string]Manifest) ([]*server, error) {
+	seen := map[string]bool{}
+	for _, d := range decls {
+		if err := d.Validate(); err != nil {
+			return nil, err
+		}
+		if seen[d.Name] {
+			return nil, fmt.Errorf("mcp server %q is declared twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("mcpclient: manager is closed")
+	}
+	for _, s := range m.servers {
+		if seen[s.cfg.Name] {
+			return nil, fmt.Errorf("mcp server %q is already started", s.cfg.Name)
+		}
+	}
+	fresh := make([]*server, len(decls))
+	for i, d := range decls {
+		s := &server{m: m, cfg: d, state: StateFailed, reason: "starting"}
+		if cached != nil {
+			s.state, s.reason, s.up, s.launched = StateStarting, "starting in the background", make(chan struct{}), true
+			s.useCached(cached[d.Name])
+		}
+		fresh[i] = s
+	}
+	m.servers = append(m.servers, fresh...)
+	// Close waits for these too, so no process it did not see can outlive it.
+	m.bg.Add(len(fresh))
+	return fresh, nil
 }
 
 // offering reports whether the server's tools are handed out: it is
@@ -384,6 +449,12 @@ type server struct {
 	restartLog []time.Time
 	// lastErr is the most recent failure, for Status.
 	lastErr string
+	// launched is set for a server started by Launch; up is closed (and
+	// set to nil) once its first connection is settled; cached is the hash
+	// of the cached manifest its tools were first offered from.
+	launched bool
+	up       chan struct{}
+	cached   string
 	// retryAt is when a server that used up its restart budget may be
 	// restarted again; zero otherwise.
 	retryAt time.Time
@@ -482,6 +553,18 @@ func (s *server) start(ctx context.Context) {
 	default:
 		if !s.adopt(a, StateTrusted, "") {
 			a.close()
+			return
+		}
+		if s.m.cache != nil {
+			if err := s.m.cache.save(s.cfg.Name, man); err != nil {
+				s.logger().Warn("mcp manifest not cached", "err", err)
+			}
+		}
+		if s.launched && s.cached != hash && s.m.onReady != nil {
+			s.mu.Lock()
+			tools := slices.Clone(s.tools)
+			s.mu.Unlock()
+			s.m.onReady(s.cfg.Name, tools)
 		}
 	}
 }
@@ -520,8 +603,10 @@ func (s *server) adopt(a *attempt, st State, reason string) bool {
 func (s *server) refuse(a *attempt, st State, reason, approved string) {
 	s.mu.Lock()
 	s.state, s.reason, s.approved = st, reason, approved
+	w := s.withdrawLocked()
 	s.mu.Unlock()
 	a.close()
+	s.notify(w)
 }
 
 // setFailed records that the server could not be (re)started; a server
@@ -592,8 +677,24 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 
 	hctx, cancel := context.WithTimeout(ctx, s.m.handshake)
 	defer cancel()
+	// A caller that gives up (the manager closing) kills a process still
+	// in its handshake at once: it is owed no graceful stop, and the SDK
+	// would otherwise give it one before Connect returns.
+	defer context.AfterFunc(ctx, func() {
+		if a.proc != nil {
+			if p := a.proc.process(); p != nil {
+				killGroup(p.cmd.Process)
+			}
+		}
+	})()
 	fail := func(step string, err error) (*attempt, Manifest, error) {
-		a.close()
+		if ctx.Err() != nil {
+			// Closing: a server that never finished its handshake is owed
+			// no graceful stop.
+			a.kill()
+		} else {
+			a.close()
+		}
 		switch {
 		case a.over.Load():
 			return nil, Manifest{}, fmt.Errorf("%s: %w; connection killed", step, ErrMessageTooLarge)
@@ -898,6 +999,9 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 		wait := s.checking
 		if wait == nil {
 			wait = s.healing
+		}
+		if wait == nil && s.state == StateStarting {
+			wait = s.up
 		}
 		if wait == nil && (s.state == StateSuspect || s.state == StateFailed && !s.retryAt.IsZero() && !s.m.now().Before(s.retryAt)) {
 			wait = s.startHeal()
