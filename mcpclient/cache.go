@@ -12,7 +12,7 @@ import (
 )
 
 // manifestCache keeps each server's manifest from the last time it
-// connected trusted, in one JSON file written atomically. It is a cache:
+// answered, in one JSON file written atomically. It is a cache:
 // what it holds is used only while the trust store approves its hash.
 type manifestCache struct {
 	path string

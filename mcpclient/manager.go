@@ -89,8 +89,8 @@ type Options struct {
 	// Now is the clock of the restart budget; nil means time.Now.
 	Now func() time.Time
 	// ManifestCache is the file where the manifest of each server is kept
-	// the last time it connected trusted, so [Manager.Launch] can offer its
-	// tools before it is up. A cached manifest is used only while the trust
+	// the last time it answered, so [Manager.Launch] can offer its tools
+	// before it is up. A cached manifest is used only while the trust
 	// store approves its hash, so an edited cache offers nothing. Empty
 	// means no cache: Launch offers a server's tools only once it is up.
 	ManifestCache string
@@ -522,6 +522,14 @@ func (s *server) start(ctx context.Context) {
 		return
 	}
 	hash := man.Hash()
+	if s.m.cache != nil {
+		// Whatever the verdict: the cache is only ever used for a hash the
+		// trust store approves, and caching an unapproved manifest lets
+		// the first launch after `mcp trust` offer its tools at once.
+		if err := s.m.cache.save(s.cfg.Name, man); err != nil {
+			s.logger().Warn("mcp manifest not cached", "err", err)
+		}
+	}
 	s.mu.Lock()
 	s.manifest, s.hash = man, hash
 	s.views, s.tools = s.buildTools(man)
@@ -554,11 +562,6 @@ func (s *server) start(ctx context.Context) {
 		if !s.adopt(a, StateTrusted, "") {
 			a.close()
 			return
-		}
-		if s.m.cache != nil {
-			if err := s.m.cache.save(s.cfg.Name, man); err != nil {
-				s.logger().Warn("mcp manifest not cached", "err", err)
-			}
 		}
 		if s.launched && s.cached != hash && s.m.onReady != nil {
 			s.mu.Lock()

@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -196,7 +193,9 @@ func inspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustS
 			decls = append(decls, s.Server(n))
 		}
 	}
-	m := mcpclient.NewManager(&mcpclient.Options{Trust: store})
+	// The manifests read here are cached, so the next agent, gateway or
+	// serve offers a server approved meanwhile at once.
+	m := mcpclient.NewManager(&mcpclient.Options{Trust: store, ManifestCache: filepath.Join(filepath.Dir(store.Path()), manifestCacheFile)})
 	defer m.Close()
 	if err := m.Start(ctx, decls); err != nil {
 		return nil, err
@@ -246,6 +245,12 @@ func writeMCPText(w io.Writer, doc *mcpDoc) {
 		if s.Reason != "" {
 			fmt.Fprintf(w, "  %s\n", displayable(s.Reason))
 		}
+		if s.Restarts > 0 || s.LastError != "" {
+			fmt.Fprintf(w, "  restarts: %d of %d in the window; last error: %s\n", s.Restarts, s.RestartBudget, displayable(s.LastError))
+		}
+		if !s.RetryAt.IsZero() {
+			fmt.Fprintf(w, "  down until %s (restart budget used up)\n", s.RetryAt.Local().Format(time.DateTime))
+		}
 		if s.SHA256 != "" {
 			fmt.Fprintf(w, "  manifest sha256 %s\n", s.SHA256)
 		}
@@ -280,11 +285,14 @@ func displayable(s string) string {
 	}, s)
 }
 
-// startMCP connects the enabled servers and registers the tools of the
-// trusted ones beside the built-ins. A server that fails is logged and
-// skipped by the manager; the caller must Close the manager. The returned
-// withdrawals take a server's tools out of reg, and of any registry later
-// passed to its track, when the server is revoked or fails for good.
+// startMCP launches the enabled servers in the background and registers
+// the tools of the trusted ones beside the built-ins: at once for a server
+// whose trusted manifest is cached (manifestCacheFile), when it comes up
+// for the others. No turn waits for a handshake, and a call waits only for
+// the server it calls. A server that fails is logged and skipped by the
+// manager; the caller must Close the manager. The returned withdrawals take
+// a server's tools out of reg, and of any registry later passed to its
+// track, when the server is revoked or fails for good.
 func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Logger) (*mcpclient.Manager, *mcpWithdrawals, error) {
 	var decls []mcpclient.Server
 	for _, n := range cfg.MCP.Names() {
@@ -297,24 +305,43 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 	}
 	w := &mcpWithdrawals{log: log, gone: map[string]string{}}
 	m := mcpclient.NewManager(&mcpclient.Options{
-		Trust:      mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
-		Logger:     log,
-		OnWithdraw: w.withdraw,
+		Trust:         mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
+		ManifestCache: filepath.Join(home, manifestCacheFile),
+		Logger:        log,
+		OnWithdraw:    w.withdraw,
+		OnReady:       w.ready,
 	})
-	// Ctrl-C or SIGTERM while servers start (up to 15 s) stops them all
-	// and reaps them, rather than killing joshbot under them.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := m.Start(ctx, decls); err != nil {
+	if err := m.Launch(decls); err != nil {
 		m.Close()
 		return nil, nil, fmt.Errorf("config mcp: %w", err)
 	}
-	if ctx.Err() != nil {
-		m.Close()
-		return nil, nil, errors.New("interrupted while starting the MCP servers")
-	}
 	w.register(m, reg)
 	return m, w, nil
+}
+
+// manifestCacheFile, in the home, holds each MCP server's manifest from its
+// last trusted connection, so its tools are offered before it is up.
+const manifestCacheFile = "mcp_manifests.json"
+
+// ready is the manager's [mcpclient.Options.OnReady]: the tools of a server
+// that came up after launch join every tracked registry.
+func (w *mcpWithdrawals) ready(server string, ts []*mcpclient.Tool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, reg := range w.regs {
+		for _, t := range ts {
+			if _, gone := w.gone[t.Name()]; gone {
+				continue
+			}
+			if _, ok := reg.Get(t.Name()); ok {
+				continue // registered from Tools() already
+			}
+			if err := reg.Register(t); err != nil {
+				w.log.Warn("mcp tool not registered", "tool", t.Name(), "err", err)
+			}
+		}
+	}
+	w.log.Info("mcp server up; its tools are offered", "mcp_server", server, "tools", len(ts))
 }
 
 // mcpWithdrawals takes the tools of an MCP server that was revoked or failed
