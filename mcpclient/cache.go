@@ -34,9 +34,8 @@ func (c *manifestCache) load(log *slog.Logger) map[string]Manifest {
 	f, err := c.read()
 	if err != nil {
 		log.Warn("mcp manifest cache unreadable; servers start without it", "path", c.path, "err", err)
-		return map[string]Manifest{}
 	}
-	return f.Servers
+	return f.Servers // never nil
 }
 
 func (c *manifestCache) read() (cacheFile, error) {

@@ -168,3 +168,29 @@ func TestTamperedCacheIsNotOffered(t *testing.T) {
 		t.Fatalf("tools from an edited cache were offered: %v", toolNames(tools))
 	}
 }
+
+// Without a manifest cache, Launch still returns at once and hands each
+// server's tools to OnReady when it is up.
+func TestLaunchWithoutCacheOption(t *testing.T) {
+	store := OpenTrustStore(filepath.Join(t.TempDir(), "mcp.trust"))
+	decl := selfServer(t, "g", "good", nil)
+	probe := NewManager(nil)
+	probe.Start(context.Background(), []Server{decl})
+	probe.Close()
+	store.Approve("g", probe.Status()[0].SHA256)
+	got := make(chan []*Tool, 1)
+	m := NewManager(&Options{Trust: store, OnReady: func(_ string, ts []*Tool) { got <- ts }})
+	defer m.Close()
+	if err := m.Launch([]Server{decl}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ts := <-got:
+		if len(ts) == 0 {
+			t.Fatal("OnReady got no tools")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("OnReady never called: %s", brief(statusOf(m, "g")))
+	}
+	echoOK(t, m, "g", "up")
+}

@@ -238,7 +238,7 @@ func (m *Manager) Start(ctx context.Context, decls []Server) error {
 // Launch returns an error only for declarations that are invalid or repeat
 // a name, before starting any.
 func (m *Manager) Launch(decls []Server) error {
-	var cached map[string]Manifest
+	cached := map[string]Manifest{}
 	if m.cache != nil {
 		cached = m.cache.load(m.log)
 	}
@@ -620,7 +620,7 @@ func (s *server) setFailed(reason string) {
 		s.mu.Unlock()
 		return
 	}
-	s.state, s.reason = StateFailed, reason
+	s.state, s.reason, s.lastErr = StateFailed, reason, reason
 	w := s.withdrawLocked()
 	s.mu.Unlock()
 	s.notify(w)

@@ -116,6 +116,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.mcp = mcpm
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
 		Provider:         chain,
