@@ -112,6 +112,11 @@ type Options struct {
 	// lock held, possibly concurrently for different servers; it should
 	// return promptly. Nil means no notice.
 	OnWithdraw func(Withdrawal)
+	// CallTimeoutSetting names, in the error of a call that ran out of
+	// time, the setting that raises the server's [Server.CallTimeout]; a
+	// program that reads its servers from a config file returns the key.
+	// Nil means "Server.CallTimeout".
+	CallTimeoutSetting func(server string) string
 }
 
 // Withdrawal is the notice [Options.OnWithdraw] receives.
@@ -145,6 +150,7 @@ type Manager struct {
 	onWithdraw func(Withdrawal)
 	onReady    func(string, []*Tool)
 	cache      *manifestCache
+	timeoutKey func(server string) string
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
 
@@ -166,7 +172,7 @@ func NewManager(opts *Options) *Manager {
 	m := &Manager{
 		trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay,
 		health: o.HealthTimeout, budget: o.RestartBudget, window: o.RestartWindow, now: o.Now,
-		onWithdraw: o.OnWithdraw, onReady: o.OnReady, after: time.After,
+		onWithdraw: o.OnWithdraw, onReady: o.OnReady, timeoutKey: o.CallTimeoutSetting, after: time.After,
 	}
 	if o.ManifestCache != "" {
 		m.cache = &manifestCache{path: o.ManifestCache}
@@ -512,6 +518,15 @@ func (a *attempt) kill() {
 }
 
 func (s *server) logger() *slog.Logger { return s.m.log.With("mcp_server", s.cfg.Name) }
+
+// callTimeoutSetting names the setting that raises the server's call
+// timeout (see [Options.CallTimeoutSetting]).
+func (s *server) callTimeoutSetting() string {
+	if s.m.timeoutKey == nil {
+		return "Server.CallTimeout"
+	}
+	return s.m.timeoutKey(s.cfg.Name)
+}
 
 // start makes the first connection and settles the server's state.
 func (s *server) start(ctx context.Context) {

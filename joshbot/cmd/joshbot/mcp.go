@@ -310,6 +310,9 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 		Logger:        log,
 		OnWithdraw:    w.withdraw,
 		OnReady:       w.ready,
+		CallTimeoutSetting: func(server string) string {
+			return "mcp.servers." + server + ".call_timeout"
+		},
 	})
 	if err := m.Launch(decls); err != nil {
 		m.Close()

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/devicelogin"
 	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -95,7 +95,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	closeTools, err := registerShellAndWeb(reg, cfg, home, ws, a.log)
 	if err != nil {
 		return nil, err
 	}
@@ -119,24 +119,24 @@ func (a *app) loadRuntime() (*wired, error) {
 	a.mcp = mcpm
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
-		Provider:         chain,
-		ProviderName:     ep.Provider,
-		Model:            ep.Model,
-		Tools:            reg,
-		Sessions:         store,
-		Workspace:        ws,
-		MaxIterations:    d.MaxToolIterations,
-		Timeout:          d.Timeout.Std(),
-		Temperature:      d.Temperature,
-		MaxTokens:        d.MaxTokens,
-		DisableStreaming: !d.Streaming,
-		QuietFallback:    d.QuietFallback,
-		Logger:           a.log,
-
-		CompactionThreshold: d.CompactionThreshold,
-		Memory:              lt,
-		DisableLearning:     d.Learning == "off",
-		LearnShared:         d.LearnScope == "shared",
+		Tools:     reg,
+		Workspace: ws,
+		Logger:    a.log,
+		Requests: agent.RequestOptions{
+			ProviderName:     ep.Provider,
+			Temperature:      d.Temperature,
+			MaxTokens:        d.MaxTokens,
+			DisableStreaming: !d.Streaming,
+			QuietFallback:    d.QuietFallback,
+		},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std()},
+		Memory: agent.MemoryOptions{
+			LongTerm:            lt,
+			CompactionThreshold: d.CompactionThreshold,
+			DisableLearning:     d.Learning == "off",
+			LearnShared:         d.LearnScope == "shared",
+		},
+		SettingNames: agentSettingNames,
 	}
 	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
@@ -159,7 +159,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		// from here on must leave it too.
 		withdrawals.track(reg)
 	}
-	ag, err := agent.New(opts)
+	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
 		if mcpm != nil {
 			mcpm.Close()
@@ -284,13 +284,17 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 // API tokens; tests point it at a fake.
 var copilotTokenURL = providers.CopilotTokenURL
 
-// copilotCredential returns, for github_copilot with a GitHub OAuth token
-// (what `joshbot auth login github-copilot` stores), a source of the
-// short-lived Copilot API tokens that token mints; for anything else nil,
-// so the key is sent as it is.
+// copilotCredential is devicelogin.CopilotCredential at copilotTokenURL.
 func copilotCredential(provider, key string) func(context.Context) (string, error) {
-	if provider != "github_copilot" || !(strings.HasPrefix(key, "gh") || strings.HasPrefix(key, "github_pat_")) {
-		return nil
-	}
-	return (&providers.CopilotTokens{GitHubToken: key, URL: copilotTokenURL}).Token
+	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: copilotTokenURL})
+}
+
+// agentSettingNames are the config keys the agent's replies name when a
+// limit stops a turn or a command is not available.
+var agentSettingNames = agent.SettingNames{
+	Model:            "agents.defaults.model",
+	MaxIterations:    "agents.defaults.max_tool_iterations",
+	Timeout:          "agents.defaults.timeout",
+	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
+	Profiles:         "agents.profiles in config.json",
 }
