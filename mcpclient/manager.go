@@ -321,7 +321,9 @@ func (s *server) offering() bool {
 
 // Tools returns the tools of every trusted server, sorted by name, named
 // mcp__<server>__<tool>, ready to register beside the built-in tools. Each
-// has the methods of the tools module's Tool interface.
+// has the methods of the tools module's Tool interface. A server being
+// checked, restarted or (after [Manager.Launch], from its cached manifest)
+// started keeps its tools here: a call waits for it or says why not.
 func (m *Manager) Tools() []*Tool {
 	m.mu.Lock()
 	servers := slices.Clone(m.servers)
@@ -811,7 +813,7 @@ func (s *server) ended(a *attempt) {
 	}
 	s.cur = nil
 	why := a.why()
-	if s.state != StateTrusted {
+	if s.state != StateTrusted && s.state != StateSuspect {
 		s.mu.Unlock()
 		return
 	}

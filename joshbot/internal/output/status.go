@@ -95,9 +95,9 @@ type MCPServerStatus struct {
 	// last recorded it ("trusted", "suspect", "restarting", "failed", ...);
 	// empty when no daemon has recorded one. The fields below go with it.
 	State string `json:"state,omitempty"`
-	// Restarts is how many restarts fall in the restart window, out of
-	// RestartBudget.
-	Restarts      int `json:"restarts,omitempty"`
+	// Restarts is how many restarts fall in the restart window.
+	Restarts int `json:"restarts,omitempty"`
+	// RestartBudget is how many restarts the window allows.
 	RestartBudget int `json:"restart_budget,omitempty"`
 	// LastError is the most recent failure the daemon saw.
 	LastError string `json:"last_error,omitempty"`
