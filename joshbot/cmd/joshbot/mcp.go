@@ -329,9 +329,20 @@ const manifestCacheFile = "mcp_manifests.json"
 // ready is the manager's [mcpclient.Options.OnReady]: the tools of a server
 // that came up after launch join every tracked registry.
 func (w *mcpWithdrawals) ready(server string, ts []*mcpclient.Tool) {
+	list := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		list[i] = t
+	}
+	w.add(server, list)
+}
+
+// add registers server's tools in every tracked registry that lacks them,
+// wrapped as that registry wraps its tools, except those withdrawn.
+func (w *mcpWithdrawals) add(server string, ts []tools.Tool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, reg := range w.regs {
+	for i, reg := range w.regs {
+		fresh := tools.NewRegistry()
 		for _, t := range ts {
 			if _, gone := w.gone[t.Name()]; gone {
 				continue
@@ -339,8 +350,24 @@ func (w *mcpWithdrawals) ready(server string, ts []*mcpclient.Tool) {
 			if _, ok := reg.Get(t.Name()); ok {
 				continue // registered from Tools() already
 			}
-			if err := reg.Register(t); err != nil {
+			if err := fresh.Register(t); err != nil {
 				w.log.Warn("mcp tool not registered", "tool", t.Name(), "err", err)
+			}
+		}
+		if fresh.Len() == 0 {
+			continue
+		}
+		if wrap := w.wraps[i]; wrap != nil {
+			var err error
+			if fresh, err = wrap(fresh); err != nil {
+				w.log.Warn("mcp tools not registered", "mcp_server", server, "err", err)
+				continue
+			}
+		}
+		for _, name := range fresh.Names() {
+			t, _ := fresh.Get(name)
+			if err := reg.Register(t); err != nil {
+				w.log.Warn("mcp tool not registered", "tool", name, "err", err)
 			}
 		}
 	}
@@ -357,6 +384,10 @@ type mcpWithdrawals struct {
 
 	mu   sync.Mutex
 	regs []*tools.Registry
+	// wraps[i] is how regs[i] wraps its tools (serve's and the gateway's
+	// progress reports); nil for none. Tools of a server that comes up
+	// late are wrapped the same way.
+	wraps []toolWrapper
 	// gone holds each withdrawn tool's reason, for registries tracked after
 	// the withdrawal (the copy serve and gateway wrap for progress).
 	gone map[string]string
@@ -379,11 +410,13 @@ func (w *mcpWithdrawals) register(m *mcpclient.Manager, reg *tools.Registry) {
 		}
 	}
 	w.regs = append(w.regs, reg)
+	w.wraps = append(w.wraps, nil)
 }
 
 // track makes later withdrawals reach reg too, and takes out of it at once
-// what was withdrawn before. A nil *mcpWithdrawals does nothing.
-func (w *mcpWithdrawals) track(reg *tools.Registry) {
+// what was withdrawn before; tools of servers that come up later join it
+// wrapped by wrap (nil: as they are). A nil *mcpWithdrawals does nothing.
+func (w *mcpWithdrawals) track(reg *tools.Registry, wrap toolWrapper) {
 	if w == nil {
 		return
 	}
@@ -393,6 +426,7 @@ func (w *mcpWithdrawals) track(reg *tools.Registry) {
 		reg.Unregister(why, name)
 	}
 	w.regs = append(w.regs, reg)
+	w.wraps = append(w.wraps, wrap)
 }
 
 // withdraw is the manager's [mcpclient.Options.OnWithdraw].

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
+	"github.com/joshbot/joshbot/tools"
 )
 
 // An MCP server that hangs in its handshake does not hold up a turn that
@@ -70,5 +72,34 @@ func TestStatusShowsRunningMCPState(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Raw) != 1 || doc.Raw[0]["state"] != "failed" || doc.Raw[0]["restart_budget"] != float64(3) {
 		t.Fatalf("status json: %v %v", err, doc.Raw)
+	}
+}
+
+// Tools of a server that comes up after launch reach every tracked
+// registry, wrapped the way that registry wraps its tools (serve's and
+// the gateway's progress reports), and skip what was withdrawn.
+func TestLateMCPToolsReachWrappedRegistries(t *testing.T) {
+	reg := tools.NewRegistry()
+	w := &mcpWithdrawals{log: slog.New(slog.NewTextHandler(io.Discard, nil)), gone: map[string]string{"mcp__c__gone": "withdrawn"}}
+	w.track(reg, nil)
+	wrapped, err := progressTools(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.track(wrapped, progressTools)
+	w.add("c", []tools.Tool{fakeMCPTool{"mcp__c__x"}, fakeMCPTool{"mcp__c__gone"}})
+	if got, ok := reg.Get("mcp__c__x"); !ok || reflect.TypeOf(got) != reflect.TypeOf(fakeMCPTool{}) {
+		t.Fatalf("base registry: %v %T", ok, got)
+	}
+	if got, ok := wrapped.Get("mcp__c__x"); !ok || reflect.TypeOf(got) != reflect.TypeOf(progressTool{}) {
+		t.Fatalf("wrapped registry: %v %T; want the progress-wrapped tool", ok, got)
+	}
+	if _, ok := wrapped.Get("mcp__c__gone"); ok {
+		t.Fatal("a withdrawn tool was registered")
+	}
+	// Already there (registered from Tools() at launch): left alone.
+	w.add("c", []tools.Tool{fakeMCPTool{"mcp__c__x"}})
+	if reg.Len() != 1 || wrapped.Len() != 1 {
+		t.Fatalf("registries: %v / %v", reg.Names(), wrapped.Names())
 	}
 }

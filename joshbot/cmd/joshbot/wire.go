@@ -157,7 +157,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		opts.Tools = reg
 		// The wrapped copy is what the agent offers: a server revoked
 		// from here on must leave it too.
-		withdrawals.track(reg)
+		withdrawals.track(reg, a.wrapTools)
 	}
 	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
