@@ -156,6 +156,13 @@ type Request struct {
 	// its place. Nil means none.
 	Images    []providers.Image
 	Documents []providers.Document
+	// Untrusted, when not empty, names where Text came from when it is not
+	// the user's own words: "webhook github/issues" for an outsider's
+	// issue text, "cron job 7 (scheduled by the model)". The text reaches
+	// the model fenced as untrusted data, and the turn starts tainted, so
+	// every tool call that acts needs a human's approval (and is refused
+	// where there is none to ask). Empty means the user wrote Text.
+	Untrusted string
 }
 
 // Reply is the outcome of a turn.
@@ -195,7 +202,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if reply, err, handled := a.command(ctx, &req); handled {
+	// Text that is not the user's own never runs a slash command: an
+	// outsider's "/model …" or "/clear" is just more data.
+	command := a.command
+	if req.Untrusted != "" {
+		command = func(context.Context, *Request) (*Reply, error, bool) { return nil, nil, false }
+	}
+	if reply, err, handled := command(ctx, &req); handled {
 		if len(req.Images)+len(req.Documents) > 0 {
 			a.log.Info("attachments not used: the message is a slash command", "session", req.SessionKey)
 		}
@@ -219,7 +232,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
 	}
 	now := a.now()
-	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now, Attachments: refs})
+	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: inboundText(&req), Time: now, Attachments: refs})
 	// The message must survive a failing provider or a killed process, so
 	// it is written at once, but neither the disk nor even the write may
 	// delay the first token: it is staged (written, not synced) from a
@@ -241,6 +254,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
+	ctx, taint := taintTurn(ctx, &req)
 	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
 	a.maybeCompact(ctx, sess, staged)
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
@@ -263,7 +277,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		}
 	}
 	if runErr == nil {
-		a.afterTurn(req.SessionKey, req.Text, sess, from, reply)
+		a.afterTurn(req.SessionKey, req.Text, sess, from, reply, taint.Tainted())
 	}
 	return reply, runErr
 }
@@ -546,6 +560,7 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 	}()
 	start := time.Now()
 	res, err := t.a.tools.Execute(ctx, name, json.RawMessage(call.Function.Arguments))
+	t.noteRefusal(name, err)
 	if err != nil {
 		t.a.log.Debug("tool error", "tool", name, "dur", time.Since(start), "err", err)
 		return "Error: " + err.Error(), true

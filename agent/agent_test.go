@@ -65,7 +65,7 @@ func TestToolCallResultReachesModelAndSessionHoldsExchange(t *testing.T) {
 	a, srv, store, ws := setup(t, nil)
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"a.txt"}`)),
-		providertest.ToolCalls(providertest.Call("write_file", `{"path":"out/b.txt","content":"written by the model"}`)),
+		providertest.ToolCalls(providertest.Call("write_file", `{"path":"scratch/b.txt","content":"written by the model"}`)),
 		providertest.Text("The word is pumpkin."),
 	)
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:t", Text: "what is the word?", Channel: "cli"})
@@ -90,7 +90,7 @@ func TestToolCallResultReachesModelAndSessionHoldsExchange(t *testing.T) {
 	if len(reqs[0].Tools) < 6 {
 		t.Fatalf("tools not offered to the model: %d", len(reqs[0].Tools))
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "out", "b.txt")); err != nil || string(b) != "written by the model" {
+	if b, err := os.ReadFile(filepath.Join(ws, "scratch", "b.txt")); err != nil || string(b) != "written by the model" {
 		t.Fatalf("write_file did not run: %q, %v", b, err)
 	}
 	sess, err := store.Load("cli:t")

@@ -24,4 +24,5 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

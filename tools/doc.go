@@ -46,6 +46,22 @@
 // none installed means deny), then run with an allowlisted environment,
 // confined by a [sandbox.Sandbox] when one is configured.
 //
+// # Untrusted content
+//
+// Results that carry text from outside joshbot (files, web pages and
+// search results, command output, memory search) are fenced with their
+// source by sandbox/fence, which also defangs joshbot's prompt tags inside
+// them. A tool says so with the optional [Untrusted] ability, and says
+// which calls act on the world with [Actor]. [Registry.Execute] marks the
+// turn's [Taint] (installed by the agent with [WithTaint]) after such a
+// result; while it is marked, every call that acts is put to the human
+// approver on the context and refused with [ErrUntrustedAction] when
+// nobody approves (cron, webhooks, piped runs). Writes below [ScratchDir]
+// do not act. Independently of taint, write_file and edit_file need a
+// human for the identity files and skills/, and never write MEMORY.md or
+// HISTORY.md ([ErrProtectedFile]). Files are read only when regular: a
+// FIFO, device or socket is refused without blocking.
+//
 // # Errors
 //
 // A tool reports a failure as an error; the agent hands the error text back

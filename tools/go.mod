@@ -10,6 +10,7 @@ require (
 require (
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (

@@ -146,11 +146,13 @@ func (s *Shell) Description() string {
 		b.WriteString("Commands run in a sandbox: only the workspace and build caches are writable")
 		if !s.opts.Sandbox.Policy().AllowNetwork {
 			b.WriteString(" and the network is unreachable")
+		} else {
+			b.WriteString("; the network is reached only through the HTTP proxy named by HTTPS_PROXY and HTTP_PROXY, and only at public addresses")
 		}
 		b.WriteString(". ")
 	}
 	if s.screen.Mode() == sandbox.ScreenAllowlist {
-		b.WriteString("Only one command per call, with no ; & | newlines, backticks or $( ); allowed programs: ")
+		b.WriteString("Every program in the command line must be allowlisted, with literal arguments and paths inside the workspace; allowed programs: ")
 		b.WriteString(strings.Join(s.screen.Allowed(), ", "))
 		b.WriteString(". ")
 	}

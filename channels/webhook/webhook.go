@@ -10,6 +10,13 @@
 // profile to run, with X-GitHub-Delivery as its message id, so the router
 // runs a redelivered delivery once.
 //
+// The signature covers the body but not the delivery id, so a captured
+// delivery could be replayed under a fresh X-GitHub-Delivery. The receiver
+// remembers every accepted delivery by its id and by the digest of its
+// signed body for Options.ReplayWindow, in Options.StateDir across
+// restarts, and acknowledges a repeat of either with 202 without running
+// it again.
+//
 // # Quick start
 //
 //	rx, err := webhook.New(&webhook.Options{Addr: "127.0.0.1:8787", Routes: []webhook.Route{
@@ -83,6 +90,20 @@ type Options struct {
 	MaxBody int64
 	// Logger receives the receiver's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// StateDir is the directory that keeps the replay window ([ReplayFile])
+	// across restarts. Empty keeps it in memory only, for the life of the
+	// Receiver.
+	StateDir string
+	// ReplayWindow is how long an accepted delivery is remembered, by its
+	// delivery id and by the digest of its signed body, so that it is not
+	// run again. Zero means [DefaultReplayWindow].
+	ReplayWindow time.Duration
+	// ReplayEntries bounds how many deliveries are remembered; the oldest
+	// are forgotten first. Zero means [DefaultReplayEntries].
+	ReplayEntries int
+	// Now is the clock the replay window is measured with; nil means
+	// time.Now.
+	Now func() time.Time
 }
 
 // Receiver is the webhook surface: an http.Handler that verifies and
@@ -93,6 +114,7 @@ type Receiver struct {
 	log    *slog.Logger
 	routes map[string]*Route
 	ready  chan net.Addr // the bound address, once listening
+	replay *replayGuard
 
 	mu   sync.Mutex
 	sink channels.Sink // set while Start runs
@@ -136,6 +158,11 @@ func New(opts *Options) (*Receiver, error) {
 		}
 		r.routes[rt.Path] = &rt
 	}
+	g, err := newReplayGuard(&o, r.log)
+	if err != nil {
+		return nil, err
+	}
+	r.replay = g
 	return r, nil
 }
 
@@ -294,11 +321,21 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Agent:        rt.Agent,
 		IsDirect:     true,
 	}
+	byID, byBody := replayKeys(rt.Name, delivery, body)
+	if !r.replay.reserve(byID, byBody) {
+		// Acknowledged, so GitHub does not retry, but not run again: the
+		// same delivery, or the same signed body under a fresh id.
+		r.log.Warn("webhook delivery already received; not run again", "route", rt.Name, "delivery", delivery)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if err := sink.Deliver(req.Context(), inb); err != nil {
+		r.replay.release(byID, byBody)
 		r.log.Error("webhook delivery not recorded", "route", rt.Name, "delivery", delivery, "err", err)
 		http.Error(w, "not recorded; redeliver later", http.StatusServiceUnavailable)
 		return
 	}
+	r.replay.commit(byID, byBody)
 	w.WriteHeader(http.StatusAccepted)
 }
 

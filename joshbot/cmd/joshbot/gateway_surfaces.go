@@ -159,6 +159,7 @@ func (a *app) profileTurn(ctx context.Context, rt *wired, inb channels.Inbound, 
 	}
 	sel := req
 	sel.Text = "/agent " + inb.Agent
+	sel.Untrusted = "" // joshbot's own command, from the route's config
 	if _, err := rt.agent.Process(ctx, sel); err != nil {
 		a.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
 	}

@@ -95,7 +95,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	closeTools, err := registerShellAndWeb(reg, cfg, home, ws, a.log)
 	if err != nil {
 		return nil, err
 	}
