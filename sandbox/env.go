@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // defaultEnvAllow is the environment a child process sees unless the
@@ -54,20 +55,23 @@ func SecretName(name string) bool {
 // urlUserinfo matches the userinfo part of a URL's authority, as in
 // https://user:token@proxy.example: everything between "://" and the "@"
 // before the host.
-var urlUserinfo = regexp.MustCompile(`://[^/?#@\s,|;]*@`)
+var urlUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^/?#@\s,|;]*@`) })
 
 // leftoverUserinfo matches what still looks like credentials in a URL
 // after [urlUserinfo] is stripped: a password holding a "/" that no URL
 // parser would read as userinfo but a client may.
-var leftoverUserinfo = regexp.MustCompile(`://[^\s,|;@]*:[^\s,|;@]*@`)
+var leftoverUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^\s,|;@]*:[^\s,|;@]*@`) })
 
 // StripURLCredentials removes the userinfo (user:password@) from every
 // URL in an environment value, and reports ok=false when what is left
 // still looks like a credential, in which case the variable should not be
 // passed at all. A value such as GOPROXY may hold several URLs.
 func StripURLCredentials(val string) (stripped string, ok bool) {
-	out := urlUserinfo.ReplaceAllString(val, "://")
-	return out, !leftoverUserinfo.MatchString(out)
+	if !strings.Contains(val, "@") {
+		return val, true
+	}
+	out := urlUserinfo().ReplaceAllString(val, "://")
+	return out, !leftoverUserinfo().MatchString(out)
 }
 
 // ChildEnv builds the environment of a child process from parent (in

@@ -3,9 +3,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // argMode says whether an option takes a value.
@@ -175,11 +175,11 @@ func tool(short, long string, operands operandKind) *toolSpec {
 	return &toolSpec{short: shortTable(short), long: longTable("help version " + long), operands: operands}
 }
 
-// toolSpecs holds an option table for every program of [DefaultAllow] and
+// toolSpecs holds, built on first use, an option table for every program of [DefaultAllow] and
 // a few more that write. A program on the allowlist without a table is
 // judged by the generic rules: every word literal, every path inside the
 // workspace.
-var toolSpecs = func() map[string]*toolSpec {
+var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 	m := map[string]*toolSpec{
 		"cat": tool("AbeEnstTuv",
 			"show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting", operandsRead),
@@ -264,7 +264,7 @@ var toolSpecs = func() map[string]*toolSpec {
 	m["echo"] = &toolSpec{short: shortTable("neE"), operands: operandsData, echoLike: true, dynamicOK: true}
 	m["printf"] = &toolSpec{short: shortTable("v:"), operands: operandsData, echoLike: true, dynamicOK: true}
 	return m
-}()
+})
 
 // tool judges the arguments of a program that has an option table.
 func (w *walker) tool(prog string, spec *toolSpec, args []field) error {
@@ -533,9 +533,13 @@ type findPrimary struct {
 	kind  optKind
 }
 
-var findNewerXY = regexp.MustCompile(`^-newer[aBcm][aBcmt]$`)
+// findNewerXY reports whether p is one of find's -newerXY tests.
+func findNewerXY(p string) bool {
+	rest, ok := strings.CutPrefix(p, "-newer")
+	return ok && len(rest) == 2 && strings.ContainsRune("aBcm", rune(rest[0])) && strings.ContainsRune("aBcmt", rune(rest[1]))
+}
 
-var findPrimaries = func() map[string]findPrimary {
+var findPrimaries = sync.OnceValue(func() map[string]findPrimary {
 	m := map[string]findPrimary{}
 	for _, p := range strings.Fields("( ) ! , -not -a -and -o -or -print -print0 -ls -prune -quit -true -false -depth -d -mount -xdev " +
 		"-noleaf -ignore_readdir_race -noignore_readdir_race -daystart -follow -nouser -nogroup -empty -executable -readable " +
@@ -558,7 +562,7 @@ var findPrimaries = func() map[string]findPrimary {
 	}
 	m["-delete"] = findPrimary{kind: kindWrite}
 	return m
-}()
+})
 
 // find judges find's options, starting points and expression.
 func (w *walker) find(args []field) error {
@@ -599,8 +603,8 @@ func (w *walker) find(args []field) error {
 			continue
 		}
 		v := a.val
-		p, ok := findPrimaries[v]
-		if !ok && findNewerXY.MatchString(v) {
+		p, ok := findPrimaries()[v]
+		if !ok && findNewerXY(v) {
 			p, ok = findPrimary{nargs: 1, kind: kindRead}, true
 			if v[len(v)-1] == 't' {
 				p.kind = kindData
@@ -737,7 +741,7 @@ func (w *walker) genericPath(prog string, a field) error {
 		return w.writePath(*a.sub(cand), what)
 	}
 	abs := w.locate(cand)
-	if w.inside(abs) || stdio.MatchString(abs) || slices.Contains(readDevices, abs) {
+	if w.inside(abs) || isStdio(abs) || slices.Contains(readDevices, abs) {
 		return nil
 	}
 	if w.allowlist() && strings.HasPrefix(cand, "/") {

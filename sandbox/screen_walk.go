@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"mvdan.cc/sh/v3/expand"
@@ -456,7 +456,7 @@ func (w *walker) argv(argv []field, stdin bool) error {
 			argv, via = inner, prog
 			continue
 		}
-		if spec := toolSpecs[prog]; spec != nil {
+		if spec := toolSpecs()[prog]; spec != nil {
 			return w.tool(prog, spec, args)
 		}
 		return w.generic(prog, args)
@@ -585,7 +585,7 @@ func (w *walker) shell(prog string, args []field, stdin bool) error {
 func (w *walker) unwrap(prog string, args []field) (inner []field, ok bool, err error) {
 	for _, a := range args {
 		if a.dynamic && w.allowlist() {
-			if _, isWrapper := wrappers[prog]; isWrapper {
+			if slices.Contains(wrappers, prog) {
 				return nil, false, refuse("%s's argument %q is computed when the command runs; spell it out", prog, a.raw)
 			}
 		}
@@ -622,7 +622,7 @@ func (w *walker) unwrap(prog string, args []field) (inner []field, ok bool, err 
 			}
 			if strings.HasPrefix(t, "--") {
 				name, _, hasEq := strings.Cut(t[2:], "=")
-				o, err := envLong.lookup(name)
+				o, err := envLong().lookup(name)
 				if err != nil {
 					return nil, false, refuse("env --%s: %s", name, err.Error())
 				}
@@ -723,13 +723,14 @@ func (w *walker) unwrap(prog string, args []field) (inner []field, ok bool, err 
 }
 
 // wrappers names the programs [walker.unwrap] sees through.
-var wrappers = map[string]bool{
-	"env": true, "timeout": true, "nice": true, "ionice": true, "stdbuf": true, "nohup": true, "setsid": true,
-	"time": true, "builtin": true, "unbuffer": true, "chronic": true, "caffeinate": true, "taskset": true,
-	"flock": true, "busybox": true, "toybox": true, "catchsegv": true, "exec": true, "command": true, "xargs": true,
+var wrappers = []string{
+	"env", "timeout", "nice", "ionice", "stdbuf", "nohup", "setsid", "time", "builtin", "unbuffer", "chronic",
+	"caffeinate", "taskset", "flock", "busybox", "toybox", "catchsegv", "exec", "command", "xargs",
 }
 
-var envLong = longTable("ignore-environment null unset= chdir= split-string= block-signal? default-signal? ignore-signal? list-signal-handling debug help version")
+var envLong = sync.OnceValue(func() longOpts {
+	return longTable("ignore-environment null unset= chdir= split-string= block-signal? default-signal? ignore-signal? list-signal-handling debug help version")
+})
 
 func isAssignment(f field) bool {
 	if f.dynamic {
@@ -776,7 +777,7 @@ func (w *walker) redirect(r *syntax.Redirect) error {
 	what := "redirection to " + quote(t.raw)
 	switch r.Op {
 	case syntax.DplIn, syntax.DplOut:
-		if !t.dynamic && (fdDup.MatchString(t.val)) {
+		if !t.dynamic && fdDup(t.val) {
 			return nil
 		}
 		if r.Op == syntax.DplIn {
@@ -789,14 +790,33 @@ func (w *walker) redirect(r *syntax.Redirect) error {
 	return w.writePath(t, what)
 }
 
-// fdDup matches the target of a >&/<& that names a descriptor or closes one.
-var fdDup = regexp.MustCompile(`^([0-9]+-?|-)$`)
+// fdDup reports whether the target of a >&/<& names a descriptor (3),
+// moves one (3-) or closes one (-).
+func fdDup(t string) bool {
+	if t == "-" {
+		return true
+	}
+	t = strings.TrimSuffix(t, "-")
+	return t != "" && strings.Trim(t, "0123456789") == ""
+}
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
-// stdio are the device paths a command may always read or write: they
-// name the command's own streams, not a file.
-var stdio = regexp.MustCompile(`^/dev/(stdin|stdout|stderr|fd/[0-9]+)$|^/proc/(self|thread-self)/fd/[0-9]+$`)
+// isStdio reports whether abs (cleaned) is a device path a command may
+// always read or write: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N. They name the command's own streams, not a file.
+func isStdio(abs string) bool {
+	switch abs {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	for _, pre := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(abs, pre); ok {
+			return n != "" && strings.Trim(n, "0123456789") == ""
+		}
+	}
+	return false
+}
 
 // readDevices may be read in any mode.
 var readDevices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"}
@@ -871,7 +891,7 @@ func (w *walker) readPath(f field, what string) error {
 	if strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/") {
 		return refuse("network redirections through /dev/tcp or /dev/udp are not allowed")
 	}
-	if stdio.MatchString(abs) || slices.Contains(readDevices, abs) || w.inside(abs) {
+	if isStdio(abs) || slices.Contains(readDevices, abs) || w.inside(abs) {
 		if w.allowlist() && f.glob && dotGlob(f.val) {
 			return refuse("%s has a wildcard that can match \"..\"; spell the path out", what)
 		}
@@ -905,7 +925,7 @@ func (w *walker) writePath(f field, what string) error {
 	if strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/") {
 		return refuse("network redirections through /dev/tcp or /dev/udp are not allowed")
 	}
-	if abs == "/dev/null" || stdio.MatchString(abs) || w.inside(abs) {
+	if abs == "/dev/null" || isStdio(abs) || w.inside(abs) {
 		return nil
 	}
 	return refuse("%s writes outside the workspace (%s)", what, abs)

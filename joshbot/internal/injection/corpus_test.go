@@ -117,7 +117,9 @@ func newEnv(t *testing.T, hostileSearch string, extra func(reg *tools.Registry))
 	state := t.TempDir()
 	reg := tools.NewRegistry()
 	must(t, tools.RegisterFilesystem(reg, ws))
-	must(t, tools.RegisterShell(reg, &tools.ShellOptions{Workspace: ws}))
+	sh, err := tools.NewShell(&tools.ShellOptions{Workspace: ws})
+	must(t, err)
+	must(t, reg.Register(sh))
 	store, err := cron.OpenStore(filepath.Join(state, "cron.json"))
 	must(t, err)
 	must(t, tools.RegisterCron(reg, store, nil))
@@ -131,8 +133,11 @@ func newEnv(t *testing.T, hostileSearch string, extra func(reg *tools.Registry))
 	sessions, err := memory.NewStore(filepath.Join(state, "sessions"))
 	must(t, err)
 	inc := &incidents{}
-	a, err := agent.New(&agent.Options{Provider: client, ProviderName: "scripted", Model: "gpt-4o", Tools: reg, Sessions: sessions,
-		Workspace: ws, Incidents: inc, DisableLearning: true, Logger: slog.New(slog.DiscardHandler)})
+	a, err := agent.New(client, "gpt-4o", sessions, &agent.Options{Tools: reg, Workspace: ws,
+		Requests: agent.RequestOptions{ProviderName: "scripted"},
+		Memory:   agent.MemoryOptions{DisableLearning: true},
+		Hooks:    agent.HookOptions{Incidents: inc},
+		Logger:   slog.New(slog.DiscardHandler)})
 	must(t, err)
 	t.Cleanup(a.Wait)
 	return &env{a: a, srv: srv, ws: ws, inc: inc, lt: lt}
