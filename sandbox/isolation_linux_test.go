@@ -50,6 +50,7 @@ func probeDir(t *testing.T) string {
 			probeBuild.err = err
 			return
 		}
+		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
 		os.Chmod(dir, 0o755)
 		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "probe"), "./testdata/probe").CombinedOutput()
 		if err != nil {
