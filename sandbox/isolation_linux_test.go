@@ -535,7 +535,9 @@ func TestIsolationMetadata(t *testing.T) {
 	run("chmod outside", func(t *testing.T) { b.mustFail("chmod 4777 "+hidden, "") })
 	run("touch outside", func(t *testing.T) { b.mustFail("touch "+hidden, "No such file or directory") })
 	run("setxattr user in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "user.x") })
-	run("setxattr security in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "security.capability") })
+	run("setxattr security in the workspace", func(t *testing.T) {
+		b.deniedWith("operation not supported", "setxattr", "mine.txt", "security.capability")
+	})
 	run("removexattr in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "removexattr", "mine.txt", "user.x") })
 	run("chown to another id in the workspace", func(t *testing.T) { b.mustFail("chown 1234:1234 mine.txt", "") })
 	fi, err := os.Stat(granted)
