@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -30,22 +31,23 @@ func (a *app) agentCommand() *cobra.Command {
 			"type a message and press Enter; Ctrl-C stops a running answer; exit, quit or Ctrl-D leave.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			ro := &runtime.Options{}
 			if !cmd.Flags().Changed("message") && isTerminal(a.stdin) && isTerminal(a.stdout) {
-				a.wrapTools = progressTools // tool-progress lines in the line editor
+				ro.WrapTools = runtime.ProgressTools // tool-progress lines in the line editor
 			}
-			rt, err := a.loadRuntime()
+			rt, err := a.loadRuntime(cmd.Context(), ro)
 			if err != nil {
 				return err
 			}
 			// Learning runs after each reply; let it finish before exit,
 			// unless SIGTERM asks to stop.
 			defer rt.Close()
-			defer a.drainAgent(cmd.Context(), rt.agent)
+			defer rt.Drain(cmd.Context())
 			if resume {
 				if cmd.Flags().Changed("session") {
 					return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
 				}
-				if session, err = a.continueSession(rt.sessions); err != nil {
+				if session, err = a.continueSession(rt.Sessions); err != nil {
 					return err
 				}
 			}
@@ -66,11 +68,11 @@ func (a *app) agentCommand() *cobra.Command {
 }
 
 // oneShot runs one turn and prints the whole reply.
-func (a *app) oneShot(ctx context.Context, rt *wired, session, text string) error {
+func (a *app) oneShot(ctx context.Context, rt *runtime.Runtime, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	ctx = sandbox.WithApprover(ctx, approverFor(isTerminal(a.stdin) && isTerminal(a.stderr), a.stderr, newLineFeed(a.stdin).read))
-	reply, err := rt.agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
+	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 	return a.report(reply, err, false)
 }
 
@@ -93,14 +95,14 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 // interactive holds a conversation on stdin/stdout. When both are
 // terminals the answer streams as it is generated; otherwise output is the
 // same as the one-shot path, line for line.
-func (a *app) interactive(ctx context.Context, rt *wired, session string) error {
+func (a *app) interactive(ctx context.Context, rt *runtime.Runtime, session string) error {
 	if isTerminal(a.stdin) && isTerminal(a.stdout) {
 		return a.interactiveTerminal(ctx, rt, session)
 	}
 	// Piped or scripted input: a plain line loop, whose output is the same
 	// as the one-shot path, line for line.
 
-	stopHeartbeat := a.startHeartbeat(ctx, rt)
+	stopHeartbeat := rt.StartHeartbeat(ctx)
 	defer stopHeartbeat()
 
 	// Ctrl-C cancels the running turn; at the prompt it leaves.
@@ -165,7 +167,7 @@ func (a *app) interactive(ctx context.Context, rt *wired, session string) error 
 		turnCtx, cancel := context.WithCancel(ctx)
 		turnCtx = sandbox.WithApprover(turnCtx, approver)
 		turn.set(cancel)
-		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
+		reply, err := rt.Agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 		turn.set(nil)
 		cancel()
 		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {

@@ -78,11 +78,12 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--root %q is not a directory", root)
 	}
-	cfgPath, home, err := a.paths()
+	ro, err := a.runtimeOptions(nil)
 	if err != nil {
 		return err
 	}
-	cfg, err := a.loadConfig(cfgPath)
+	cfgPath, home := ro.ConfigPath, ro.Home
+	cfg, err := ro.LoadConfig()
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 	if err != nil {
 		return fmt.Errorf("%w (config %s)", err, tildePath(cfgPath))
 	}
-	chain, err := a.providerChain(mc)
+	chain, err := ro.ProviderChain(mc)
 	if err != nil {
 		return err
 	}

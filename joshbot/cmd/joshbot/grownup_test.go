@@ -1,26 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
-	"github.com/joshbot/joshbot/agent/commands"
-	"github.com/joshbot/joshbot/channels"
-	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
-	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers/providertest"
-	"github.com/joshbot/joshbot/tools"
 )
 
 func TestModelCommandPersistsAcrossRunsPerSession(t *testing.T) {
@@ -106,7 +97,7 @@ func TestIncidentsCommandsAndStatusLine(t *testing.T) {
 	}
 
 	// heal_timeouts: two recent timeouts raise the next start by a minute.
-	log, _ := agent.OpenIncidentLog(filepath.Join(home, incidentsFile), nil)
+	log, _ := agent.OpenIncidentLog(filepath.Join(home, runtime.IncidentsFile), nil)
 	for i := 0; i < 2; i++ {
 		log.Record(agent.Incident{Time: time.Now().Add(-time.Hour), Kind: agent.IncidentTurnTimeout})
 	}
@@ -157,12 +148,12 @@ func TestCronRunFiresDueJobsAndKeepsOthers(t *testing.T) {
 		t.Fatalf("run: %+v", r)
 	}
 	// Make it due by editing the stored time, as an hour passing would.
-	raw, _ := os.ReadFile(filepath.Join(home, cronFile))
+	raw, _ := os.ReadFile(filepath.Join(home, runtime.CronFile))
 	var jobs []map[string]any
 	json.Unmarshal(raw, &jobs)
 	jobs[0]["next"] = time.Now().Add(-time.Minute).Format(time.RFC3339)
 	raw, _ = json.Marshal(jobs)
-	os.WriteFile(filepath.Join(home, cronFile), raw, 0o600)
+	os.WriteFile(filepath.Join(home, runtime.CronFile), raw, 0o600)
 	srv.Enqueue(providertest.Text("Plants watered? Go check."))
 	r = runCLI(t, "", "--config", cfgPath, "cron", "run")
 	if r.code != 0 || r.stdout != "[scheduled] Plants watered? Go check.\n" || !strings.Contains(r.stderr, "1 job(s) fired") {
@@ -285,136 +276,5 @@ func TestWorkspacePersonalityIsOffered(t *testing.T) {
 	runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello")
 	if sys := srv.Requests()[0].Messages[0].Content; !strings.Contains(sys, "Talk like a pirate.") {
 		t.Fatalf("personality not in prompt:\n%s", sys)
-	}
-}
-
-func TestProviderStatusLines(t *testing.T) {
-	a := &app{}
-	if got := a.providerStatus(); got != nil {
-		t.Fatalf("no chain yet: %v", got)
-	}
-	a.health = providers.NewHealth(nil)
-	if got := a.providerStatus(); len(got) != 1 || got[0] != "Providers: no failures recorded" {
-		t.Fatalf("healthy: %v", got)
-	}
-	a.health.Failure("groq", errors.New("HTTP 429: slow down"), time.Minute)
-	got := a.providerStatus()
-	if len(got) != 1 || !strings.Contains(got[0], "Provider groq: 1 consecutive failures, cooling down 1m0s") || !strings.Contains(got[0], "slow down") {
-		t.Fatalf("failing: %v", got)
-	}
-}
-
-func TestGatewayCarriesMessagesScheduledJobsAndLastChat(t *testing.T) {
-	clearProviderEnv(t)
-	srv := providertest.NewServer(t)
-	cfgPath := gatewayConfig(t, srv, "42")
-	home := filepath.Dir(cfgPath)
-	// A reminder made earlier in chat 7, due now.
-	due, _ := json.Marshal([]tools.CronJob{{ID: "j1", Message: "call mom", SessionKey: "telegram:42", Channel: "telegram", ChatID: "7",
-		Next: time.Now().Add(-time.Minute), Created: time.Now().Add(-time.Hour)}})
-	os.WriteFile(filepath.Join(home, cronFile), due, 0o600)
-	srv.Enqueue(providertest.Text("Time to call mom."))
-	ch := newFakeChannel()
-	stop := startGateway(t, cfgPath, ch)
-	select {
-	case got := <-ch.got:
-		if got != "Time to call mom." {
-			t.Fatalf("scheduled reply = %q", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the scheduled job did not fire")
-	}
-
-	srv.Enqueue(
-		providertest.ToolCalls(providertest.Call("message", `{"text":"working on it"}`)),
-		providertest.Text("Done."),
-	)
-	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "do it", MessageID: "5", IsDirect: true}
-	for _, want := range []string{"working on it", "Done."} {
-		select {
-		case got := <-ch.got:
-			if got != want {
-				t.Fatalf("got %q, want %q", got, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %q", want)
-		}
-	}
-	stop()
-	ch.mu.Lock()
-	sent := strings.Join(ch.sent, "|")
-	ch.mu.Unlock()
-	if sent != "7: Time to call mom.|42: working on it|42: Done." {
-		t.Fatalf("sent = %s", sent)
-	}
-	raw, _ := os.ReadFile(filepath.Join(home, chatIDsFile))
-	if !strings.Contains(string(raw), `"telegram": "42"`) {
-		t.Fatalf("chat_ids.json = %s", raw)
-	}
-	if fi, err := os.Stat(filepath.Join(home, chatIDsFile)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("chat_ids.json mode: %v %v", fi, err)
-	}
-}
-
-// buttonChannel is a fake channel with a command menu and pickers.
-type buttonChannel struct {
-	*fakeChannel
-	mu      sync.Mutex
-	menu    []telegram.Command
-	pickers [][]telegram.Choice
-	picked  chan struct{}
-}
-
-func (b *buttonChannel) SetCommands(_ context.Context, menu []telegram.Command) error {
-	b.mu.Lock()
-	b.menu = menu
-	b.mu.Unlock()
-	return nil
-}
-
-func (b *buttonChannel) SendPicker(_ context.Context, _, _ string, choices []telegram.Choice, _ string) error {
-	b.mu.Lock()
-	b.pickers = append(b.pickers, choices)
-	b.mu.Unlock()
-	b.picked <- struct{}{}
-	return nil
-}
-
-func TestGatewayPublishesMenuAndOffersChoicesAsButtons(t *testing.T) {
-	clearProviderEnv(t)
-	srv := providertest.NewServer(t)
-	cfgPath := gatewayConfig(t, srv, "42")
-	ch := &buttonChannel{fakeChannel: newFakeChannel(), picked: make(chan struct{}, 1)}
-	var logs bytes.Buffer
-	a := &app{configPath: cfgPath, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{ch}}
-	a.log = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.gateway(ctx, time.Second) }()
-	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "/personality", MessageID: "1", IsDirect: true}
-	select {
-	case <-ch.picked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no picker")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	if len(ch.menu) != len(commands.All()) || ch.menu[1].Name != "model" {
-		t.Fatalf("menu = %+v", ch.menu)
-	}
-	var values []string
-	for _, c := range ch.pickers[0] {
-		values = append(values, c.Label+"="+c.Value)
-	}
-	got := strings.Join(values, ",")
-	if !strings.Contains(got, "✓ default=/personality default") || !strings.Contains(got, "concise=/personality concise") {
-		t.Fatalf("picker = %s", got)
-	}
-	if len(srv.Requests()) != 0 {
-		t.Fatal("a command reached the model")
 	}
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -21,17 +19,15 @@ func TestProviderHealthReachesStatus(t *testing.T) {
 	cfgPath := scriptedConfig(t, srv)
 	home := filepath.Dir(cfgPath)
 
-	a := &app{log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: providers.NewHealth(nil)}
-	tick := make(chan time.Time)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); a.persistHealth(ctx, home, tick) }()
-
-	a.health.Failure("custom", errors.New("HTTP 503 from custom, key sk-abcdefghijklmnopqrstuvwxyz"), time.Hour)
-	tick <- time.Now() // the change is written on the next tick
-	tick <- time.Now() // and this one has seen the first finish
-	cancel()
-	<-done
+	// What a daemon's runtime records is what status, another process,
+	// reads.
+	rt, err := runtime.Load(context.Background(), &runtime.Options{ConfigPath: cfgPath, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Health.Failure("custom", errors.New("HTTP 503 from custom, key sk-abcdefghijklmnopqrstuvwxyz"), time.Hour)
+	rt.StartHealthFile(context.Background())() // writes at start and at stop
+	rt.Close()
 
 	r := runCLI(t, "", "--config", cfgPath, "--output", "json", "status")
 	var doc struct {

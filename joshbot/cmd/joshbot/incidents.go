@@ -11,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 )
 
 func (a *app) incidentsCommand() *cobra.Command {
@@ -110,5 +111,5 @@ func (a *app) incidentLog() (*agent.IncidentLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.openIncidents(home)
+	return runtime.OpenIncidents(home, a.log)
 }

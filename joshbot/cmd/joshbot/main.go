@@ -31,7 +31,9 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
 // exitError carries a process exit code out of a command whose failure has
@@ -98,11 +100,13 @@ type app struct {
 	profile string
 	// health is shared by every provider chain of the process, so all
 	// conversations learn from one another's failures.
-	health    *providers.Health
-	wrapTools toolWrapper // set by serve to report tool progress
-	// lenientConfig lets the daemons (gateway, serve) start on defaults
-	// after an ordinary config mistake; see config.LoadLenient.
-	lenientConfig bool
+	health *providers.Health
+	// runtimeSeams, when set, adjusts every runtime's options before it
+	// loads; tests use it to swap the sandbox or the Copilot token URL.
+	runtimeSeams func(*runtime.Options)
+	// probe, when set, replaces sandbox.Probe; tests use it to play a
+	// system with or without a sandbox.
+	probe func() sandbox.Report
 	// now is the clock of dated outputs (the drift report); nil means
 	// time.Now.
 	now func() time.Time

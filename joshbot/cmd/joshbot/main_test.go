@@ -48,8 +48,19 @@ type result struct {
 
 func runCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return runCLIWith(t, nil, stdin, args...)
+}
+
+// runCLIWith is runCLI with seams: seams, when not nil, sets the app's
+// test hooks before the command line runs.
+func runCLIWith(t *testing.T, seams func(*app), stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
+	if seams != nil {
+		seams(a)
+	}
+	code := a.execute(context.Background(), args)
 	return result{code, out.String(), errb.String()}
 }
 

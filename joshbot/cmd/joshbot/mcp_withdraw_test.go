@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -15,9 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
-	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/providers/providertest"
-	"github.com/joshbot/joshbot/tools"
 )
 
 // mcpModeEnv makes the test binary an MCP server (see TestMain).
@@ -139,65 +136,5 @@ func TestRevokedMCPToolsLeaveTheNextRequest(t *testing.T) {
 	}
 	if strings.Contains(last.Content, "sneaky") {
 		t.Fatalf("the unapproved tool list reached the model: %q", last.Content)
-	}
-}
-
-// fakeMCPTool stands in for an MCP server's tool in the registry.
-type fakeMCPTool struct{ name string }
-
-func (f fakeMCPTool) Name() string                { return f.name }
-func (f fakeMCPTool) Description() string         { return "fake" }
-func (f fakeMCPTool) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
-func (f fakeMCPTool) Execute(context.Context, json.RawMessage) (string, error) {
-	return "ran " + f.name, nil
-}
-
-// TestWithdrawalsReachWrappedRegistries covers serve and gateway, which
-// hand the agent a wrapped copy of the registry: a withdrawal before or
-// after the copy is made leaves the copy too.
-func TestWithdrawalsReachWrappedRegistries(t *testing.T) {
-	has := func(reg *tools.Registry, name string) bool {
-		for _, d := range reg.Definitions() {
-			if d.Function.Name == name {
-				return true
-			}
-		}
-		return false
-	}
-	reg := tools.NewRegistry()
-	for _, n := range []string{"mcp__a__x", "mcp__b__y", "mcp__b__z"} {
-		if err := reg.Register(fakeMCPTool{n}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w := &mcpWithdrawals{log: slog.New(slog.NewTextHandler(io.Discard, nil)), gone: map[string]string{}, regs: []*tools.Registry{reg}}
-	// Revoked before the wrapped copy exists.
-	w.withdraw(mcpclient.Withdrawal{Server: "a", State: mcpclient.StateRevoked, Reason: "its tools changed mid-session (added evil)", Tools: []string{"mcp__a__x"}})
-	wrapped, err := progressTools(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The copy can be made while a withdrawal lands; track cleans it.
-	if err := wrapped.Register(fakeMCPTool{"mcp__a__x"}); err != nil {
-		t.Fatal(err)
-	}
-	w.track(wrapped)
-	if has(reg, "mcp__a__x") || has(wrapped, "mcp__a__x") || !has(wrapped, "mcp__b__y") {
-		t.Fatalf("after the first withdrawal: %v / %v", reg.Names(), wrapped.Names())
-	}
-	_, err = wrapped.Execute(context.Background(), "mcp__a__x", nil)
-	if err == nil || !strings.Contains(err.Error(), "joshbot mcp trust a") || strings.Contains(err.Error(), "evil") {
-		t.Fatalf("call after revocation: %v", err)
-	}
-	// Failed after the copy exists.
-	w.withdraw(mcpclient.Withdrawal{Server: "b", State: mcpclient.StateFailed, Reason: "stopped again after its one restart (its process exit status 3): restart joshbot to try again", Tools: []string{"mcp__b__y", "mcp__b__z"}})
-	for _, r := range []*tools.Registry{reg, wrapped} {
-		if r.Len() != 0 || len(r.Definitions()) != 0 {
-			t.Fatalf("tools left: %v", r.Names())
-		}
-	}
-	_, err = wrapped.Execute(context.Background(), "mcp__b__z", nil)
-	if want := `tool mcp__b__z is no longer available: mcp server "b" failed: stopped again after its one restart (its process exit status 3): restart joshbot to try again`; err == nil || err.Error() != want {
-		t.Fatalf("call after failure: %v\nwant %s", err, want)
 	}
 }

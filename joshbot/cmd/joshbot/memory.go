@@ -27,7 +27,7 @@ func (a *app) memoryCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.memoryStatus(st.memory)
+			return a.memoryStatus(st.Memory)
 		},
 	}, &cobra.Command{
 		Use:   "consolidate",
@@ -43,13 +43,13 @@ func (a *app) memoryCommand() *cobra.Command {
 				return err
 			}
 			start := time.Now()
-			rep, err := st.memory.ConsolidateDream()
+			rep, err := st.Memory.ConsolidateDream()
 			if err != nil {
 				return err
 			}
 			if rep.Records == 0 && !rep.Resumed {
 				msg := "Nothing to consolidate: no turns are recorded."
-				if st.memory.DreamMode() == memory.DreamOff {
+				if st.Memory.DreamMode() == memory.DreamOff {
 					msg += " Turns are recorded only when agents.defaults.dream_mode is \"record\" or \"full\"."
 				}
 				fmt.Fprintln(a.stdout, msg)

@@ -85,7 +85,7 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 			return fmt.Errorf("%w\n(onboard leaves an existing config alone; fix it or move it away)", err)
 		}
 		fmt.Fprintf(a.stdout, "Config already exists at %s; left unchanged.\n", tildePath(cfgPath))
-		if hint := sandboxHint(cfg); hint != "" {
+		if hint := sandboxHint(cfg, a.probeSandbox()); hint != "" {
 			fmt.Fprintln(a.stdout, hint)
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -98,7 +98,7 @@ func (a *app) onboard(ctx context.Context, f *onboardFlags) error {
 		if err != nil {
 			return err
 		}
-		sandboxLine, err := applySandboxChoice(f.sandbox, cfg)
+		sandboxLine, err := applySandboxChoice(f.sandbox, cfg, a.probeSandbox())
 		if err != nil {
 			return err
 		}

@@ -7,17 +7,21 @@ import (
 	"github.com/joshbot/joshbot/sandbox"
 )
 
-// probeSandbox is sandbox.Probe; tests replace it to play a system with
-// or without a sandbox.
-var probeSandbox = sandbox.Probe
+// probeSandbox reports what this system can confine: sandbox.Probe, or
+// the app's probe when a test plays a system with or without a sandbox.
+func (a *app) probeSandbox() sandbox.Report {
+	if a.probe != nil {
+		return a.probe()
+	}
+	return sandbox.Probe()
+}
 
 // applySandboxChoice carries out --shell-sandbox for a new config and
 // returns the line telling the user what was chosen. "auto" turns the
 // sandbox on where this system can confine commands and deny them the
 // network, since a confined shell can be given ordinary commands while an
 // unconfined one is held to an allowlist.
-func applySandboxChoice(choice string, cfg *config.Config) (string, error) {
-	rep := probeSandbox()
+func applySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (string, error) {
 	usable := rep.Available && rep.CanDenyNetwork
 	switch choice {
 	case "", "auto", "on":
@@ -37,8 +41,7 @@ func applySandboxChoice(choice string, cfg *config.Config) (string, error) {
 
 // sandboxHint is the line for an existing config that could turn the
 // sandbox on, or "" when there is nothing to suggest.
-func sandboxHint(cfg *config.Config) string {
-	rep := probeSandbox()
+func sandboxHint(cfg *config.Config, rep sandbox.Report) string {
 	if cfg.Tools.SandboxEnabled() || !rep.Available || !rep.CanDenyNetwork {
 		return ""
 	}
@@ -60,10 +63,9 @@ func describeNoSandbox(rep sandbox.Report) string {
 }
 
 // shellConfinement says, for preflight and status, whether the shell
-// would run confined under cfg on this system and why. It mirrors the
+// would run confined under cfg on a system that reports rep, and why. It mirrors the
 // decisions registerShellAndWeb makes without building anything.
-func shellConfinement(cfg *config.Config) (confined bool, detail string) {
-	rep := probeSandbox()
+func shellConfinement(cfg *config.Config, rep sandbox.Report) (confined bool, detail string) {
 	avail := "no sandbox here: " + rep.Reason
 	if rep.Available {
 		avail = describeSandbox(rep) + " available"

@@ -27,10 +27,11 @@ func (a *app) preflightCommand() *cobra.Command {
 }
 
 func (a *app) preflight() error {
-	cfgPath, _, err := a.paths()
+	ro, err := a.runtimeOptions(nil)
 	if err != nil {
 		return a.fail(err)
 	}
+	cfgPath := ro.ConfigPath
 	doc := &output.Preflight{
 		SchemaVersion: output.SchemaVersion,
 		Config:        tildePath(cfgPath),
@@ -38,7 +39,7 @@ func (a *app) preflight() error {
 		Models:        []output.PreflightModel{},
 		Problems:      []output.Problem{},
 	}
-	cfg, err := a.loadConfig(cfgPath)
+	cfg, err := ro.LoadConfig()
 	if err != nil {
 		doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
 	} else {
@@ -66,12 +67,12 @@ func (a *app) preflight() error {
 			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
 		}
 		if len(problems) == 0 {
-			if _, err := a.providerChain(mc); err != nil {
+			if _, err := ro.ProviderChain(mc); err != nil {
 				doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
 			}
 		}
-		rep := probeSandbox()
-		confined, detail := shellConfinement(cfg)
+		rep := a.probeSandbox()
+		confined, detail := shellConfinement(cfg, rep)
 		doc.Shell = &output.Shell{Mechanism: rep.Mechanism, LandlockABI: rep.LandlockABI, Confined: confined, Detail: detail}
 		if strings.HasPrefix(detail, "startup error") {
 			doc.Problems = append(doc.Problems, output.Problem{Code: "unresolvable", Key: "tools.shell_sandbox", Message: detail})

@@ -274,8 +274,6 @@ func TestPreflightReportsShellConfinement(t *testing.T) {
 	clearProviderEnv(t)
 	srv := providertest.NewServer(t)
 	cfgPath := scriptedConfig(t, srv)
-	saved := probeSandbox
-	t.Cleanup(func() { probeSandbox = saved })
 	for _, tt := range []struct {
 		name     string
 		rep      sandbox.Report
@@ -287,9 +285,9 @@ func TestPreflightReportsShellConfinement(t *testing.T) {
 		{"landlock, sandbox on", sandbox.Report{Platform: "linux", Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}, "workspace", true, true},
 		{"no sandbox, asked for", sandbox.Report{Platform: "linux", Reason: "the kernel has no Landlock"}, "workspace", false, false},
 	} {
-		probeSandbox = func() sandbox.Report { return tt.rep }
+		probe := func(a *app) { a.probe = func() sandbox.Report { return tt.rep } }
 		t.Setenv("JOSHBOT_TOOLS__SHELL_SANDBOX", tt.env)
-		r := runCLI(t, "", "--config", cfgPath, "--output", "json", "preflight")
+		r := runCLIWith(t, probe, "", "--config", cfgPath, "--output", "json", "preflight")
 		var doc output.Preflight
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 			t.Fatalf("%s: %v\n%s", tt.name, err, r.stdout)

@@ -43,7 +43,7 @@ func (a *app) sessionsList() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := st.sessions.List()
+			list, err := st.Sessions.List()
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func (a *app) sessionsList() *cobra.Command {
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "SESSION\tMESSAGES\tSIZE\tUPDATED")
 			for _, in := range list {
-				snap, err := st.sessions.Read(in.Key)
+				snap, err := st.Sessions.Read(in.Key)
 				if err != nil {
 					fmt.Fprintf(w, "%s\t?\t%d\t%s\n", in.Key, in.Size, in.Updated.UTC().Format(time.DateTime))
 					continue
@@ -84,7 +84,7 @@ func (a *app) sessionsShow() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			snap, err := readSession(st.sessions, args[0])
+			snap, err := readSession(st.Sessions, args[0])
 			if err != nil {
 				return err
 			}
@@ -151,7 +151,7 @@ func (a *app) sessionsSearch() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hits, err := st.sessions.Search(strings.Join(args, " "), &memory.SearchOptions{Limit: limit})
+			hits, err := st.Sessions.Search(strings.Join(args, " "), &memory.SearchOptions{Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -194,10 +194,10 @@ func (a *app) sessionsPrune() *cobra.Command {
 			}
 			var keys []string
 			if len(args) == 1 {
-				if _, err := st.sessions.Path(args[0]); err != nil {
+				if _, err := st.Sessions.Path(args[0]); err != nil {
 					return err
 				}
-				if _, err := readSession(st.sessions, args[0]); err != nil {
+				if _, err := readSession(st.Sessions, args[0]); err != nil {
 					return err
 				}
 				keys = []string{args[0]}
@@ -206,7 +206,7 @@ func (a *app) sessionsPrune() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("--older-than %q: %w", olderThan, err)
 				}
-				list, err := st.sessions.List()
+				list, err := st.Sessions.List()
 				if err != nil {
 					return err
 				}
@@ -225,7 +225,7 @@ func (a *app) sessionsPrune() *cobra.Command {
 				return err
 			}
 			for _, k := range keys {
-				if err := st.sessions.Remove(k); err != nil {
+				if err := st.Sessions.Remove(k); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stdout, "Deleted %s.\n", k)
@@ -250,13 +250,13 @@ func (a *app) sessionsNew() *cobra.Command {
 				return err
 			}
 			key := args[0]
-			if _, err := st.sessions.Path(key); err != nil {
+			if _, err := st.Sessions.Path(key); err != nil {
 				return err
 			}
 			if err := a.confirm(force, fmt.Sprintf("Start %s afresh? Its messages move to its history archive and its model and personality reset.", key)); err != nil {
 				return err
 			}
-			if err := st.sessions.Reset(key); err != nil {
+			if err := st.Sessions.Reset(key); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "Session %s starts afresh.\n", key)
@@ -355,14 +355,14 @@ func (a *app) sessionsExport() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := st.sessions.Path(args[0]); err != nil {
+			if _, err := st.Sessions.Path(args[0]); err != nil {
 				return err
 			}
-			snap, err := readSession(st.sessions, args[0])
+			snap, err := readSession(st.Sessions, args[0])
 			if err != nil {
 				return err
 			}
-			path, _ := st.sessions.Path(args[0])
+			path, _ := st.Sessions.Path(args[0])
 			md, manifest, err := renderExport(snap, filepath.Base(path))
 			if err != nil {
 				return err

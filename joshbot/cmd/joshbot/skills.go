@@ -8,34 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/skills"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
-	"github.com/joshbot/joshbot/tools"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 )
-
-// State files of the skills system, in the joshbot home: outside the
-// workspace, which the model can write.
-const (
-	skillsTrustFile   = "skills.trust"
-	skillPatternsFile = "skill_patterns.json"
-)
-
-// registerSkills opens the workspace's skills, registers the skill tool and
-// gives the agent the skill summaries and the detection hook.
-func (a *app) registerSkills(home, ws string, reg *tools.Registry, opts *agent.Options) error {
-	lib, err := skills.Open(ws, filepath.Join(home, skillsTrustFile))
-	if err != nil {
-		return err
-	}
-	if err := tools.RegisterSkills(reg, lib); err != nil {
-		return err
-	}
-	opts.Skills = lib
-	opts.OnTurn = skills.NewDetector(lib, filepath.Join(home, skillPatternsFile), a.log).Observe
-	return nil
-}
 
 // skillLibrary opens the skills of the configured workspace for the CLI.
 func (a *app) skillLibrary() (*skills.Library, error) {
@@ -51,7 +28,7 @@ func (a *app) skillLibrary() (*skills.Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	return skills.Open(ws, filepath.Join(home, skillsTrustFile))
+	return skills.Open(ws, filepath.Join(home, runtime.SkillsTrustFile))
 }
 
 func (a *app) skillsCommand() *cobra.Command {

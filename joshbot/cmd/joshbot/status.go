@@ -19,6 +19,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 )
@@ -48,7 +49,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	if ws, err := cfg.WorkspaceDir(home); err == nil {
 		doc.Workspace = tildePath(ws)
 	}
-	_, doc.Shell = shellConfinement(cfg)
+	_, doc.Shell = shellConfinement(cfg, a.probeSandbox())
 	d := cfg.Agents.Defaults
 	timeout := d.Timeout.Std()
 	if timeout <= 0 {
@@ -56,7 +57,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	}
 	doc.TurnTimeout = timeout.String()
 	doc.Incidents = map[string]int{}
-	if inc, err := a.openIncidents(home); err == nil {
+	if inc, err := runtime.OpenIncidents(home, a.log); err == nil {
 		if d.HealTimeouts == "bump" {
 			if h := agent.HealedTimeout(timeout, inc, now); h != timeout {
 				doc.HealedTimeout = h.String()
@@ -70,7 +71,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	} else {
 		doc.IncidentsError = err.Error()
 	}
-	if store, err := cron.OpenStore(filepath.Join(home, cronFile)); err == nil {
+	if store, err := cron.OpenStore(filepath.Join(home, runtime.CronFile)); err == nil {
 		if jobs, _ := store.List(ctx, ""); len(jobs) > 0 {
 			doc.ScheduledJobs = len(jobs)
 		}
@@ -140,10 +141,10 @@ func (a *app) status(cmd *cobra.Command) error {
 		return a.fail(err)
 	}
 	a.runtimeState(cmd.Context(), doc, cfg, home)
-	if ph, err := readHealth(home); err == nil {
+	if ph, err := runtime.ReadHealth(home); err == nil {
 		doc.Providers = ph
 	} else {
-		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: healthFile, Message: err.Error()})
+		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: runtime.HealthFile, Message: err.Error()})
 	}
 	doc.Ready = len(doc.Problems) == 0
 	return output.Write(a.stdout, a.format, doc)

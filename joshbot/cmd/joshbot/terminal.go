@@ -14,7 +14,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/commands"
-	"github.com/joshbot/joshbot/apiserver"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -101,12 +101,12 @@ func slashCommandNames() []string {
 // mode while a turn runs (so Ctrl-C stops the answer and an approval
 // prompt is typed as usual), and the answer streams with a line for each
 // tool the agent calls.
-func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string) error {
+func (a *app) interactiveTerminal(ctx context.Context, rt *runtime.Runtime, session string) error {
 	in, out := a.stdin.(*os.File), a.stdout.(*os.File)
 	fd := int(in.Fd())
-	fmt.Fprintf(out, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer; Alt-Enter adds a line.\n", rt.endpoint.Model, rt.endpoint.Provider)
+	fmt.Fprintf(out, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer; Alt-Enter adds a line.\n", rt.Endpoint.Model, rt.Endpoint.Provider)
 
-	hist, err := loadHistory(filepath.Join(rt.home, historyFile))
+	hist, err := loadHistory(filepath.Join(rt.Home, historyFile))
 	if err != nil {
 		a.log.Warn("prompt history unreadable; starting without it", "err", err)
 	}
@@ -139,7 +139,7 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 	approver := approverFor(true, out, keys.readCookedLine)
 
 	for {
-		prompt := rt.agent.Model(session) + "> "
+		prompt := rt.Agent.Model(session) + "> "
 		state, err := term.MakeRaw(fd)
 		if err != nil {
 			return fmt.Errorf("terminal raw mode: %w", err)
@@ -168,7 +168,7 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 		turnCtx = sandbox.WithApprover(turnCtx, approver)
 		turn.set(cancel)
 		streamed, midLine := false, false
-		if rt.cfg.Agents.Defaults.Streaming {
+		if rt.Config.Agents.Defaults.Streaming {
 			turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
 				if ev.Delta != "" {
 					streamed = true
@@ -181,18 +181,18 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *wired, session string
 				}
 			})
 		}
-		turnCtx = context.WithValue(turnCtx, progressKey{}, func(p *apiserver.Progress) {
+		turnCtx = runtime.WithProgress(turnCtx, func(tool, toolDetail string) {
 			if midLine {
 				io.WriteString(out, "\n")
 				midLine = false
 			}
 			detail := ""
-			if p.Detail != "" {
-				detail = " " + printable(p.Detail)
+			if toolDetail != "" {
+				detail = " " + printable(toolDetail)
 			}
-			fmt.Fprintf(out, "  · %s%s\n", p.Tool, detail)
+			fmt.Fprintf(out, "  · %s%s\n", tool, detail)
 		})
-		reply, err := rt.agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
+		reply, err := rt.Agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 		turn.set(nil)
 		cancel()
 		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers/providertest"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -127,14 +128,16 @@ func TestPipedOneShotDeniesApproval(t *testing.T) {
 
 func TestSandboxWorkspaceUnsupportedIsStartupError(t *testing.T) {
 	clearProviderEnv(t)
-	old := newSandbox
-	newSandbox = func(*sandbox.Policy, *sandbox.Options) (*sandbox.Sandbox, error) {
-		return nil, fmt.Errorf("%w: the kernel has no Landlock", sandbox.ErrUnsupported)
+	noSandbox := func(a *app) {
+		a.runtimeSeams = func(o *runtime.Options) {
+			o.NewSandbox = func(*sandbox.Policy, *sandbox.Options) (*sandbox.Sandbox, error) {
+				return nil, fmt.Errorf("%w: the kernel has no Landlock", sandbox.ErrUnsupported)
+			}
+		}
 	}
-	defer func() { newSandbox = old }()
 	srv := providertest.NewServer(t)
 	cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellSandbox: "workspace"})
-	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hi")
+	r := runCLIWith(t, noSandbox, "", "--config", cfgPath, "agent", "-m", "hi")
 	if r.code == 0 || !strings.Contains(r.stderr, "tools.shell_sandbox") || !strings.Contains(r.stderr, "no sandbox is available") {
 		t.Fatalf("want a startup error naming tools.shell_sandbox, got %+v", r)
 	}
@@ -256,12 +259,10 @@ func TestOnboardSandboxChoice(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			clearProviderEnv(t)
-			old := probeSandbox
-			probeSandbox = func() sandbox.Report { return tt.rep }
-			defer func() { probeSandbox = old }()
+			probe := func(a *app) { a.probe = func() sandbox.Report { return tt.rep } }
 			t.Setenv("OPENROUTER_API_KEY", "sk-or-v1-test")
 			cfgPath := filepath.Join(t.TempDir(), "config.json")
-			r := runCLI(t, "", "--config", cfgPath, "onboard", "--shell-sandbox", tt.flag)
+			r := runCLIWith(t, probe, "", "--config", cfgPath, "onboard", "--shell-sandbox", tt.flag)
 			if tt.wantError != "" {
 				if r.code == 0 || !strings.Contains(r.stderr, tt.wantError) {
 					t.Fatalf("%+v", r)
@@ -305,12 +306,9 @@ func TestShellConfinementReport(t *testing.T) {
 		{"on, old kernel", old, config.Tools{ShellSandbox: "workspace"}, false, "tools.shell_sandbox_allow_network"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			prev := probeSandbox
-			probeSandbox = func() sandbox.Report { return tt.rep }
-			defer func() { probeSandbox = prev }()
 			cfg := config.Defaults()
 			cfg.Tools = tt.tools
-			confined, detail := shellConfinement(cfg)
+			confined, detail := shellConfinement(cfg, tt.rep)
 			if confined != tt.confined || !strings.Contains(detail, tt.want) {
 				t.Fatalf("got %v %q; want %v and %q", confined, detail, tt.confined, tt.want)
 			}

@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func (c *configAccess) Set(_ context.Context, key, value string) (string, error)
 		return "", err
 	}
 	nb, _ := json.Marshal(v)
-	return fmt.Sprintf("%s: %s → %s in %s (takes effect at the next start)", key, old, nb, tildePath(c.path)), nil
+	return fmt.Sprintf("%s: %s → %s in %s (takes effect at the next start)", key, old, nb, config.Tilde(c.path)), nil
 }
 
 // lookupDotted returns the JSON text at a dotted key of doc, or "(unset)".

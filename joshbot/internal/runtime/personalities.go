@@ -1,10 +1,11 @@
-package main
+package runtime
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,12 +21,12 @@ const maxPersonalityBytes = 4 << 10
 // (or replace) the built-in personalities /personality offers. A missing
 // directory means none; an unusable file is skipped with a warning naming
 // it, so one bad file does not stop joshbot.
-func (a *app) loadPersonalities(ws string) map[string]string {
+func loadPersonalities(ws string, log *slog.Logger) map[string]string {
 	dir := filepath.Join(ws, "personalities")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			a.log.Warn("personalities not loaded", "dir", dir, "err", err)
+			log.Warn("personalities not loaded", "dir", dir, "err", err)
 		}
 		return nil
 	}
@@ -36,12 +37,12 @@ func (a *app) loadPersonalities(ws string) map[string]string {
 			continue
 		}
 		if !skills.ValidName(name) {
-			a.log.Warn("personality skipped: use a lowercase name with dashes", "file", e.Name())
+			log.Warn("personality skipped: use a lowercase name with dashes", "file", e.Name())
 			continue
 		}
 		text, err := readCapped(filepath.Join(dir, e.Name()), maxPersonalityBytes)
 		if err != nil {
-			a.log.Warn("personality skipped", "file", e.Name(), "err", err)
+			log.Warn("personality skipped", "file", e.Name(), "err", err)
 			continue
 		}
 		out[name] = strings.TrimSpace(text)

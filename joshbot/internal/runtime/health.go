@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -16,10 +16,10 @@ import (
 	"github.com/joshbot/joshbot/providers"
 )
 
-// healthFile is where a running gateway or API server leaves its provider
+// HealthFile is where a running gateway or API server leaves its provider
 // health table, so `joshbot status` in another process can show failures
 // and cooldowns.
-const healthFile = "provider_health.json"
+const HealthFile = "provider_health.json"
 
 // healthEvery is how often the table is checked for changes.
 const healthEvery = 5 * time.Second
@@ -46,18 +46,15 @@ func healthEntries(snap []providers.ProviderHealth, now time.Time) []output.Prov
 
 // persistHealth writes the process's provider health to the home whenever
 // it changes, until ctx ends. Write failures are logged once per change.
-func (a *app) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
-	if a.health == nil {
-		return
-	}
+func (rt *Runtime) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
 	var last []output.ProviderHealth
 	write := func() {
-		cur := healthEntries(a.health.Snapshot(), time.Now())
+		cur := healthEntries(rt.Health.Snapshot(), time.Now())
 		if reflect.DeepEqual(cur, last) {
 			return
 		}
 		if err := writeHealth(home, cur); err != nil {
-			a.log.Warn("provider health not saved for joshbot status", "err", err)
+			rt.Logger.Warn("provider health not saved for joshbot status", "err", err)
 		}
 		last = cur
 	}
@@ -91,13 +88,13 @@ func writeHealth(home string, entries []output.ProviderHealth) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(home, healthFile))
+	return os.Rename(tmp.Name(), filepath.Join(home, HealthFile))
 }
 
-// readHealth returns what a running process last recorded; none when no
-// daemon has run.
-func readHealth(home string) ([]output.ProviderHealth, error) {
-	b, err := os.ReadFile(filepath.Join(home, healthFile))
+// ReadHealth returns what a running process last recorded in home; none
+// when no daemon has run.
+func ReadHealth(home string) ([]output.ProviderHealth, error) {
+	b, err := os.ReadFile(filepath.Join(home, HealthFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return []output.ProviderHealth{}, nil
 	}
@@ -106,7 +103,7 @@ func readHealth(home string) ([]output.ProviderHealth, error) {
 	}
 	var doc healthDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %w", healthFile, err)
+		return nil, fmt.Errorf("%s is not valid JSON: %w", HealthFile, err)
 	}
 	if doc.Providers == nil {
 		doc.Providers = []output.ProviderHealth{}
@@ -114,15 +111,17 @@ func readHealth(home string) ([]output.ProviderHealth, error) {
 	return doc.Providers, nil
 }
 
-// startHealthFile runs persistHealth for a daemon; the returned function
-// stops it and waits for the last write.
-func (a *app) startHealthFile(ctx context.Context, home string) (stop func()) {
+// StartHealthFile keeps the process's provider health in the home for
+// `joshbot status`, for a daemon; the returned function stops it and waits
+// for the last write.
+func (rt *Runtime) StartHealthFile(ctx context.Context) (stop func()) {
+	home := rt.Home
 	ctx, cancel := context.WithCancel(ctx)
 	t := time.NewTicker(healthEvery)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.persistHealth(ctx, home, t.C)
+		rt.persistHealth(ctx, home, t.C)
 	}()
 	return func() {
 		cancel()

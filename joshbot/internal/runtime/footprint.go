@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"time"
@@ -15,14 +15,14 @@ const (
 	releaseAfterQuiet   = 30 * time.Second
 )
 
-// idler returns the Idler of a long-running command (gateway, serve).
-func (a *app) idler() *footprint.Idler {
+// Idler returns the Idler of a long-running command (gateway, serve).
+func (rt *Runtime) Idler() *footprint.Idler {
 	return footprint.NewIdler(releaseAfterStartup, releaseAfterQuiet, func() {
 		n, err := footprint.ReleaseExecutable()
 		if err != nil {
-			a.log.Debug("start-up pages kept", "err", err)
+			rt.Logger.Debug("start-up pages kept", "err", err)
 			return
 		}
-		a.log.Debug("released unused executable pages", "mapped_bytes", n)
+		rt.Logger.Debug("released unused executable pages", "mapped_bytes", n)
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/webhook"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -48,9 +50,7 @@ func TestGatewayTwoChannelsEachSeeOnlyTheirReplies(t *testing.T) {
 	tg := namedChannel{newFakeChannel(), "telegram"}
 	dc := namedChannel{newFakeChannel(), "discord"}
 	var logs bytes.Buffer
-	a := &app{configPath: p, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{tg, dc}}
-	withLogs(a, &logs)
-	stop := runGateway(t, a)
+	stop := runGateway(t, p, &logs, tg, dc)
 
 	for i := 0; i < 3; i++ {
 		tg.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: fmt.Sprintf("tg %d", i), MessageID: fmt.Sprint(i), IsDirect: true}
@@ -117,9 +117,7 @@ func TestGatewayWebhookForgedNeverRunsSignedRunsWithItsProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	a := &app{configPath: p, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-	withLogs(a, &logs)
-	stop := runGateway(t, a)
+	stop := runGateway(t, p, &logs)
 	defer func() {
 		if t.Failed() {
 			t.Logf("gateway log:\n%s", stop())
@@ -182,23 +180,33 @@ func TestGatewayWebhookForgedNeverRunsSignedRunsWithItsProfile(t *testing.T) {
 	}
 }
 
-// testLogs holds each test app's log writer (set by withLogs), so
-// runGateway's stop can return the logs.
-var testLogs = map[*app]*syncWriter{}
-
 func (s *syncWriter) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.String()
 }
 
-// runGateway runs a's gateway until the returned stop, which returns the
-// logs; stop may be called more than once.
-func runGateway(t *testing.T, a *app) (stop func() string) {
+// runGateway loads the runtime of the config at cfgPath the way the
+// gateway command does, logging to logs, and runs a gateway over it with
+// the extra channels and a grace of one second until the returned stop,
+// which returns the logs; stop may be called more than once.
+func runGateway(t *testing.T, cfgPath string, logs *bytes.Buffer, extra ...channels.Channel) (stop func() string) {
 	t.Helper()
+	w := &syncWriter{w: logs}
 	ctx, cancel := context.WithCancel(context.Background())
+	rt, err := runtime.Load(ctx, &runtime.Options{
+		ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), Lenient: true, WrapTools: runtime.ProgressTools,
+		Logger: slog.New(slog.NewTextHandler(w, nil)),
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
-	go func() { done <- a.gateway(ctx, time.Second) }()
+	go func() {
+		defer rt.Close()
+		done <- New(rt, &Options{Grace: time.Second, Channels: extra}).Run(ctx)
+	}()
 	var once sync.Once
 	stop = func() string {
 		once.Do(func() {
@@ -207,14 +215,8 @@ func runGateway(t *testing.T, a *app) (stop func() string) {
 				t.Errorf("gateway: %v", err)
 			}
 		})
-		return testLogs[a].String()
+		return w.String()
 	}
 	t.Cleanup(func() { stop() })
 	return stop
-}
-
-func withLogs(a *app, buf *bytes.Buffer) {
-	w := &syncWriter{w: buf}
-	testLogs[a] = w
-	a.log = slog.New(slog.NewTextHandler(w, nil))
 }

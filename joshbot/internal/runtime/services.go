@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -35,6 +35,7 @@ type transcriber struct {
 	model  string
 }
 
+// Transcribe implements apiserver.Transcriber.
 func (t transcriber) Transcribe(ctx context.Context, audio *apiserver.Audio) (string, error) {
 	return t.client.Transcribe(ctx, &providers.TranscriptionRequest{Model: t.model, Audio: audio.Data})
 }
@@ -45,6 +46,7 @@ type embedder struct {
 	model  string
 }
 
+// Embed implements apiserver.Embedder.
 func (e embedder) Embed(ctx context.Context, inputs []string) (*apiserver.Embeddings, error) {
 	res, err := e.client.Embed(ctx, &providers.EmbeddingRequest{Model: e.model, Input: inputs})
 	if err != nil {
@@ -53,10 +55,10 @@ func (e embedder) Embed(ctx context.Context, inputs []string) (*apiserver.Embedd
 	return &apiserver.Embeddings{Vectors: res.Vectors, PromptTokens: res.Usage.PromptTokens}, nil
 }
 
-// services resolves the optional stt and embeddings blocks. A block that is
+// Services resolves the optional stt and embeddings blocks of cfg. A block that is
 // absent leaves its route answering 501; a broken one is a start-up error,
 // not a failure at the first request.
-func services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, error) {
+func Services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, error) {
 	var tr apiserver.Transcriber
 	var em apiserver.Embedder
 	if rm, err := cfg.ResolveSTT(); err == nil {
@@ -80,14 +82,19 @@ func services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, er
 	return tr, em, nil
 }
 
-// voiceTranscriber adapts the stt client to the Telegram adapter, which
-// hands over the bytes it downloaded.
-type voiceTranscriber struct{ t transcriber }
+// VoiceTranscriber adapts the stt client to a chat adapter (Telegram),
+// which hands over the bytes it downloaded.
+type VoiceTranscriber struct {
+	// T is the stt client [Services] returned.
+	T apiserver.Transcriber
+}
 
-func (v voiceTranscriber) Transcribe(ctx context.Context, audio io.Reader, _, _ string) (string, error) {
+// Transcribe reads audio, at most providers.MaxAudioBytes, and transcribes
+// it.
+func (v VoiceTranscriber) Transcribe(ctx context.Context, audio io.Reader, _, _ string) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(audio, providers.MaxAudioBytes+1))
 	if err != nil {
 		return "", err
 	}
-	return v.t.Transcribe(ctx, &apiserver.Audio{Data: data})
+	return v.T.Transcribe(ctx, &apiserver.Audio{Data: data})
 }

@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"context"
@@ -11,16 +11,58 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/discord"
 	"github.com/joshbot/joshbot/channels/slack"
+	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/channels/webhook"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 )
+
+// enabledChannels builds the adapters the config enables.
+func (g *Gateway) enabledChannels(rt *runtime.Runtime) ([]channels.Channel, error) {
+	out := append([]channels.Channel(nil), g.extra...)
+	if tg := rt.Config.Channels.Telegram; tg.Enabled {
+		token, err := tg.BotToken()
+		if err != nil {
+			return nil, err
+		}
+		// Voice notes are transcribed when stt is configured; otherwise the
+		// adapter answers honestly that it cannot listen yet.
+		var voice telegram.Transcriber
+		stt, _, err := runtime.Services(rt.Config)
+		if err != nil {
+			return nil, err
+		}
+		if stt != nil {
+			voice = runtime.VoiceTranscriber{T: stt}
+		}
+		adapter, err := telegram.New(&telegram.Options{
+			Token:        token,
+			APIURL:       tg.APIURL,
+			SpoolDir:     gatewaySpoolDir(rt.Home),
+			StreamDrafts: tg.StreamDrafts,
+			Reactions:    tg.Reactions,
+			Transcriber:  voice,
+			Logger:       g.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, adapter)
+	}
+	more, err := g.surfaceChannels(rt)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, more...)
+	return out, nil
+}
 
 // surfaceChannels builds the Discord and Slack adapters and the webhook
 // receiver the config enables.
-func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
+func (g *Gateway) surfaceChannels(rt *runtime.Runtime) ([]channels.Channel, error) {
 	var out []channels.Channel
-	cfg := rt.cfg
-	spool := gatewaySpoolDir(rt.home)
+	cfg := rt.Config
+	spool := gatewaySpoolDir(rt.Home)
 	if dc := cfg.Channels.Discord; dc.Enabled {
 		token, err := dc.DiscordToken()
 		if err != nil {
@@ -31,8 +73,8 @@ func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 			SpoolDir:             spool,
 			RespondToAllChannels: dc.RespondToAllChannels,
 			ReadAllContent:       dc.RespondToAll,
-			CursorFile:           filepath.Join(rt.home, "gateway", "discord-cursors.json"),
-			Logger:               a.log,
+			CursorFile:           filepath.Join(rt.Home, "gateway", "discord-cursors.json"),
+			Logger:               g.log,
 		})
 		if err != nil {
 			return nil, err
@@ -44,7 +86,7 @@ func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, SpoolDir: spool, Logger: a.log})
+		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, SpoolDir: spool, Logger: g.log})
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +101,7 @@ func (a *app) surfaceChannels(rt *wired) ([]channels.Channel, error) {
 			}
 			routes[i] = webhook.Route{Name: r.Name, Path: r.Path, Secret: secret, Agent: r.Agent, Events: r.Events}
 		}
-		rx, err := webhook.New(&webhook.Options{Addr: w.Listen, Routes: routes, MaxBody: w.MaxBodyBytes, Logger: a.log})
+		rx, err := webhook.New(&webhook.Options{Addr: w.Listen, Routes: routes, MaxBody: w.MaxBodyBytes, Logger: g.log})
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +156,7 @@ type discordMenu interface {
 // publishDiscordMenus publishes the shared command table on Discord once
 // the gateway connection knows the application id, retrying for a minute.
 // Best effort: without a menu typed commands still work.
-func (a *app) publishDiscordMenus(ctx context.Context, chans []channels.Channel) {
+func (g *Gateway) publishDiscordMenus(ctx context.Context, chans []channels.Channel) {
 	all := commands.All()
 	menu := make([]discord.Command, len(all))
 	for i, c := range all {
@@ -141,7 +183,7 @@ func (a *app) publishDiscordMenus(ctx context.Context, chans []channels.Channel)
 				case <-time.After(2 * time.Second):
 				}
 			}
-			a.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
+			g.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
 		}()
 	}
 }
@@ -150,13 +192,13 @@ func (a *app) publishDiscordMenus(ctx context.Context, chans []channels.Channel)
 // /agent command, so a trusted delivery runs under the profile its route
 // names. Only Trusted inbounds carry Agent (the router clears it on the
 // rest).
-func (a *app) profileTurn(ctx context.Context, rt *wired, inb channels.Inbound, req agent.Request) {
+func (g *Gateway) profileTurn(ctx context.Context, rt *runtime.Runtime, inb channels.Inbound, req agent.Request) {
 	if !inb.Trusted || inb.Agent == "" {
 		return
 	}
 	sel := req
 	sel.Text = "/agent " + inb.Agent
-	if _, err := rt.agent.Process(ctx, sel); err != nil {
-		a.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
+	if _, err := rt.Agent.Process(ctx, sel); err != nil {
+		g.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
 	}
 }

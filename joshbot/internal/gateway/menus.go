@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type pickerChannel interface {
 // publishMenus gives every channel with a command menu the one command
 // table, so the menu lists exactly what the agent answers. Best effort: a
 // channel that refuses keeps working without a menu.
-func (a *app) publishMenus(ctx context.Context, chans []channels.Channel) {
+func (g *Gateway) publishMenus(ctx context.Context, chans []channels.Channel) {
 	all := commands.All()
 	menu := make([]telegram.Command, len(all))
 	for i, c := range all {
@@ -31,7 +31,7 @@ func (a *app) publishMenus(ctx context.Context, chans []channels.Channel) {
 	for _, ch := range chans {
 		if m, ok := ch.(menuChannel); ok {
 			if err := m.SetCommands(ctx, menu); err != nil {
-				a.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
+				g.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
 			}
 		}
 	}
@@ -40,7 +40,7 @@ func (a *app) publishMenus(ctx context.Context, chans []channels.Channel) {
 // offerChoices sends a reply's choices (a bare /model, /personality or
 // /agent) as buttons on channels that have them; a press runs the choice's
 // command as if typed. Elsewhere the reply text already lists them.
-func (a *app) offerChoices(ctx context.Context, ch channels.Channel, inb channels.Inbound, res *agent.Reply) {
+func (g *Gateway) offerChoices(ctx context.Context, ch channels.Channel, inb channels.Inbound, res *agent.Reply) {
 	if res == nil || len(res.Choices) == 0 {
 		return
 	}
@@ -57,6 +57,6 @@ func (a *app) offerChoices(ctx context.Context, ch channels.Channel, inb channel
 		choices[i] = telegram.Choice{Label: label, Value: c.Command}
 	}
 	if err := p.SendPicker(ctx, inb.Conversation, "Tap to switch:", choices, inb.MessageID); err != nil {
-		a.log.Warn("choices not offered as buttons", "channel", inb.Channel, "err", err)
+		g.log.Warn("choices not offered as buttons", "channel", inb.Channel, "err", err)
 	}
 }

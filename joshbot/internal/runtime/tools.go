@@ -1,8 +1,7 @@
-package main
+package runtime
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,10 +12,6 @@ import (
 	"github.com/joshbot/joshbot/tools"
 )
 
-// newSandbox is sandbox.New; tests replace it to play a system without a
-// sandbox.
-var newSandbox = sandbox.New
-
 // registerShellAndWeb adds the shell, web_fetch and web_search tools as
 // tools.* configures them. It fails closed: tools.shell_sandbox
 // "workspace" on a system that cannot confine commands is an error here,
@@ -24,7 +19,8 @@ var newSandbox = sandbox.New
 //
 // The returned closeJobs kills the shell's background jobs; call it before
 // the program exits.
-func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log *slog.Logger) (closeJobs func(), err error) {
+func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string) (closeJobs func(), err error) {
+	log := o.Logger
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
@@ -32,7 +28,7 @@ func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log
 	}
 	var sb *sandbox.Sandbox
 	if tc.SandboxEnabled() {
-		sb, err = newSandbox(&sandbox.Policy{
+		sb, err = o.NewSandbox(&sandbox.Policy{
 			Workspace:    realWS,
 			ReadWrite:    cacheDirs(),
 			AllowNetwork: tc.ShellSandboxAllowNetwork,

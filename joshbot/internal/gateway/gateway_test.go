@@ -1,9 +1,8 @@
-package main
+package gateway
 
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -67,18 +66,7 @@ func gatewayConfig(t *testing.T, srv *providertest.Server, allow ...string) stri
 func startGateway(t *testing.T, cfgPath string, ch *fakeChannel) (stop func() string) {
 	t.Helper()
 	var logs bytes.Buffer
-	a := &app{configPath: cfgPath, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, extraChannels: []channels.Channel{ch}}
-	a.log = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.gateway(ctx, time.Second) }()
-	return func() string {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("gateway: %v", err)
-		}
-		return logs.String()
-	}
+	return runGateway(t, cfgPath, &logs, ch)
 }
 
 type syncWriter struct {
@@ -152,17 +140,6 @@ func TestGatewayWarnsAboutEmptyAllowlist(t *testing.T) {
 	}
 	if len(srv.Requests()) != 0 {
 		t.Fatal("the agent ran for a refused sender")
-	}
-}
-
-func TestGatewayEnabledTelegramNeedsAToken(t *testing.T) {
-	clearProviderEnv(t)
-	srv := providertest.NewServer(t)
-	p := scriptedConfig(t, srv)
-	t.Setenv("JOSHBOT_CHANNELS__TELEGRAM__ENABLED", "true")
-	r := runCLI(t, "", "--config", p, "gateway")
-	if r.code != 1 || !strings.Contains(r.stderr, "channels.telegram.token_env") {
-		t.Fatalf("%+v", r)
 	}
 }
 

@@ -1,82 +1,70 @@
-package main
+package runtime
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
-	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/tools"
 )
 
 // State files under the joshbot home that the grown-up agent keeps.
 const (
-	incidentsFile = "incidents.jsonl"
+	// IncidentsFile is the incident log.
+	IncidentsFile = "incidents.jsonl"
 )
 
-// extras are the parts wired beside the agent that commands other than a
-// conversation also read (status, incidents).
-type extras struct {
-	incidents *agent.IncidentLog
-	// healed is how much heal_timeouts added to the turn timeout.
-	healed time.Duration
-	// cron is the scheduled-job store the cron tool writes to.
-	cron *cron.Store
-	// outbox delivers the message tools' output; the gateway attaches its
-	// bus to it.
-	outbox *routedOutbox
+// OpenIncidents opens the incident log under home.
+func OpenIncidents(home string, log *slog.Logger) (*agent.IncidentLog, error) {
+	return agent.OpenIncidentLog(filepath.Join(home, IncidentsFile), &agent.IncidentLogOptions{Logger: log, Redact: redact.String})
 }
 
-// openIncidents opens the incident log under home.
-func (a *app) openIncidents(home string) (*agent.IncidentLog, error) {
-	return agent.OpenIncidentLog(filepath.Join(home, incidentsFile), &agent.IncidentLogOptions{Logger: a.log, Redact: redact.String})
-}
-
-// extendRuntime fills the agent options for slash commands, session
+// extend fills the agent options for slash commands, session
 // preferences, incidents, timeout healing, profiles and subagents, and
 // registers the message, send_file and subagent tools on reg.
-func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *tools.Registry, opts *agent.Options) (*extras, error) {
-	ex := &extras{}
-	out := &routedOutbox{cli: &cliOutbox{w: a.stdout}}
-	ex.outbox = out
+func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agent.Options) error {
+	cfgPath, home, cfg := rt.ConfigPath, rt.Home, rt.Config
+	out := &Outbox{cli: &CLIOutbox{W: o.Stdout}}
+	rt.Outbox = out
 	if err := tools.RegisterMessaging(reg, out, ws, nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := tools.RegisterConfig(reg, &configAccess{path: cfgPath}, out); err != nil {
-		return nil, err
+		return err
 	}
-	if err := a.registerSkills(home, ws, reg, opts); err != nil {
-		return nil, err
+	if err := registerSkills(home, ws, reg, opts, o.Logger); err != nil {
+		return err
 	}
 	d := cfg.Agents.Defaults
-	if err := registerCron(home, reg, ex); err != nil {
-		return nil, err
+	if err := registerCron(home, reg, rt); err != nil {
+		return err
 	}
-	inc, err := a.openIncidents(home)
+	inc, err := OpenIncidents(home, o.Logger)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ex.incidents = inc
+	rt.Incidents = inc
 	opts.Incidents = inc
 	if d.HealTimeouts == "bump" {
 		base := opts.Timeout
 		if base <= 0 {
 			base = agent.DefaultTimeout
 		}
-		healed := agent.HealedTimeout(base, inc, time.Now())
+		healed := agent.HealedTimeout(base, inc, o.now())
 		if healed != base {
-			ex.healed = healed - base
-			a.log.Info("turn timeout raised after recent timeouts (agents.defaults.heal_timeouts)", "base", base, "timeout", healed)
+			rt.Healed = healed - base
+			o.Logger.Info("turn timeout raised after recent timeouts (agents.defaults.heal_timeouts)", "base", base, "timeout", healed)
 		}
 		opts.Timeout = healed
 	}
-	opts.ProviderStatus = a.providerStatus
-	opts.Personalities = a.loadPersonalities(ws)
+	opts.ProviderStatus = rt.providerStatus
+	opts.Personalities = loadPersonalities(ws, o.Logger)
 	opts.RepeatLimit = d.RepeatLimit
 	opts.MaxSubagentDepth = d.MaxSubagentDepth
 	opts.SaveGlobalModel = func(_ context.Context, model string) error {
@@ -98,15 +86,15 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		sort.Strings(opts.ModelChoices)
 		if d.MaxSubagentDepth >= 0 {
 			if err := tools.RegisterSubagents(reg, &tools.SubagentOptions{Profiles: descs}); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	} else if d.MaxSubagentDepth >= 0 {
 		if err := tools.RegisterSubagents(reg, nil); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return ex, nil
+	return nil
 }
 
 // saveDefaultModel rewrites agents.defaults.model in the config file and
@@ -118,11 +106,8 @@ func saveDefaultModel(cfgPath, model string) error {
 
 // providerStatus is the provider part of /status: every provider with a
 // failure on record in this process, or that all are healthy.
-func (a *app) providerStatus() []string {
-	if a.health == nil {
-		return nil
-	}
-	snap := a.health.Snapshot()
+func (rt *Runtime) providerStatus() []string {
+	snap := rt.Health.Snapshot()
 	if len(snap) == 0 {
 		return []string{"Providers: no failures recorded"}
 	}

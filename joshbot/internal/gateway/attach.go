@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"context"
@@ -28,7 +28,7 @@ var errAttachmentTooLarge = errors.New("over the size limit")
 // skipped with a log line. A file that cannot be loaded makes the turn
 // pointless (the user asked about it), so the answer is a reply for the
 // user, and empty when the turn should run.
-func (a *app) attachInbound(req *agent.Request, spool string, inb *channels.Inbound) string {
+func (g *Gateway) attachInbound(req *agent.Request, spool string, inb *channels.Inbound) string {
 	for _, att := range inb.Attachments {
 		var limit int64
 		what := "image"
@@ -38,7 +38,7 @@ func (a *app) attachInbound(req *agent.Request, spool string, inb *channels.Inbo
 		case channels.KindPDF:
 			limit, what = providers.MaxDocumentBytes, "PDF"
 		default:
-			a.log.Info("attachment ignored: the model takes images and PDFs only", "channel", inb.Channel, "kind", att.Kind, "id", att.ID())
+			g.log.Info("attachment ignored: the model takes images and PDFs only", "channel", inb.Channel, "kind", att.Kind, "id", att.ID())
 			continue
 		}
 		data, err := readSpooled(spool, att.ID(), limit)
@@ -46,7 +46,7 @@ func (a *app) attachInbound(req *agent.Request, spool string, inb *channels.Inbo
 		case errors.Is(err, errAttachmentTooLarge):
 			return fmt.Sprintf("The %s you sent is larger than the %d MiB the model accepts, so I didn't pass it on. Please send a smaller one.", what, limit>>20)
 		case err != nil:
-			a.log.Warn("attachment not loaded from the spool", "channel", inb.Channel, "kind", att.Kind, "err", err)
+			g.log.Warn("attachment not loaded from the spool", "channel", inb.Channel, "kind", att.Kind, "err", err)
 			return fmt.Sprintf("I couldn't load the %s you sent, so I didn't answer without it. Please send it again.", what)
 		}
 		if att.Kind == channels.KindImage {
@@ -89,7 +89,7 @@ const (
 )
 
 // sweepSpool removes old inbound media from the spool until ctx ends.
-func (a *app) sweepSpool(ctx context.Context, dir string) {
+func (g *Gateway) sweepSpool(ctx context.Context, dir string) {
 	t := time.NewTicker(spoolSweepEvery)
 	defer t.Stop()
 	for {
@@ -99,10 +99,10 @@ func (a *app) sweepSpool(ctx context.Context, dir string) {
 		case now := <-t.C:
 			n, err := channels.SweepSpool(dir, spoolMaxAge, now)
 			if err != nil {
-				a.log.Warn("spool sweep incomplete", "dir", dir, "err", err)
+				g.log.Warn("spool sweep incomplete", "dir", dir, "err", err)
 			}
 			if n > 0 {
-				a.log.Info("spool swept", "removed", n, "older_than", spoolMaxAge.String())
+				g.log.Info("spool swept", "removed", n, "older_than", spoolMaxAge.String())
 			}
 		}
 	}
