@@ -4,4 +4,33 @@
 //
 // It is the only module that knows every other one; everything it holds is
 // under cmd/ and internal/, so its exported surface is this comment.
+//
+// # Packages of the binary
+//
+// An arrow is "may import"; internal/archtest enforces the drawing
+// (binary_test.go), file by file for the gateway.
+//
+//	cmd/joshbot         main: the sandbox helper check, then the command line
+//	     |
+//	     v
+//	internal/cli        commands: flags -> Options -> run; no channel
+//	     |              adapter, no apiserver
+//	     +-----------------+------------------+
+//	     v                 v                  v
+//	internal/gateway   internal/serve     internal/term, docscheck,
+//	 core: channels      the HTTP adapter   devicelogin
+//	 contract only;      behind apiserver's
+//	 surface.go alone    interfaces
+//	 names the adapters
+//	     |                 |
+//	     +--------+--------+
+//	              v
+//	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
+//	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
+//	              v
+//	internal/config, output, redact, cron, tuning, workspace, footprint
+//	                    leaves: import no package drawn above them
+//
+// Until internal/cli exists, cmd/joshbot holds the commands and obeys
+// cli's rules.
 package joshbot
