@@ -268,6 +268,14 @@ type Reply struct {
 	// Choices are the options a bare /model, /personality or /agent
 	// offers, for a channel to render as buttons; nil for other replies.
 	Choices []Choice
+	// Notice is the fallback notice that opens Text when a fallback model
+	// answered (see [StreamEvent] Notice); empty otherwise.
+	Notice string
+	// Interrupted is set when the model's stream broke after part of the
+	// answer was shown: Text is that part, and the error is the one the
+	// sink received as [StreamEvent] Err. Process returns no error then,
+	// because the turn kept what arrived.
+	Interrupted error
 }
 
 // Process runs one turn: it saves the user's message, runs the ReAct loop,
@@ -409,8 +417,7 @@ func (t *turn) fallback(n string) {
 		t.notice = n
 	}
 	if t.sink != nil {
-		t.streamed = true
-		t.sink(StreamEvent{Delta: n + "\n"})
+		t.sink(StreamEvent{Notice: n})
 	}
 }
 
@@ -496,8 +503,10 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				reply.Text = "(The model returned an empty answer.)"
 			}
 			if t.notice != "" {
+				reply.Notice = t.notice
 				reply.Text = t.notice + "\n" + reply.Text
 			}
+			reply.Interrupted = t.streamDied
 			return reply, nil
 		}
 		// Tools act on the world: none runs unless the message that led
@@ -513,11 +522,14 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				t.skip(msg.ToolCalls[i:], "the turn ended before it ran")
 				return t.fail(ctx, reply, ctx.Err())
 			}
+			t.progress(&ToolProgress{Name: call.Function.Name, CallID: call.ID, Arguments: call.Function.Arguments})
 			out := t.guard.check(call.Function.Name, call.Function.Arguments)
 			refused := out != ""
+			failed := refused
 			if !refused {
-				out = t.execute(ctx, call)
+				out, failed = t.execute(ctx, call)
 			}
+			t.progress(&ToolProgress{Name: call.Function.Name, CallID: call.ID, Finished: true, Failed: failed})
 			t.steps.add(call.Function.Name, refused)
 			reply.ToolCalls++
 			res := providers.Message{Role: providers.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: out}
@@ -601,42 +613,47 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		return resp, err
 	}
 	if delivered && resp != nil && ctx.Err() == nil {
-		// Text already shown cannot be taken back; mark the break visibly
-		// and keep what arrived.
+		// Text already shown cannot be taken back; report the break and
+		// keep what arrived as the answer.
 		t.streamDied = err
-		marker := fmt.Sprintf("\n[stream error: %s]", oneLine(err.Error()))
-		t.sink(StreamEvent{Delta: marker})
-		resp.Message.Content += marker
+		t.sink(StreamEvent{Err: err})
 		resp.Message.ToolCalls = nil
 		return resp, nil
 	}
 	return nil, err
 }
 
-// execute runs one tool call and returns the text the model sees. Every
-// failure, including a panicking tool, becomes an error text the model can
-// act on.
-func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out string) {
+// execute runs one tool call and returns the text the model sees, and
+// whether the call failed. Every failure, including a panicking tool,
+// becomes an error text the model can act on.
+func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out string, failed bool) {
 	name := call.Function.Name
 	if t.a.tools == nil {
-		return fmt.Sprintf("Error: no tools are available; %q cannot be called.", name)
+		return fmt.Sprintf("Error: no tools are available; %q cannot be called.", name), true
 	}
 	if t.allowed != nil && !t.allowed[name] {
-		return fmt.Sprintf("Error: tool %q is not available to this agent profile.", name)
+		return fmt.Sprintf("Error: tool %q is not available to this agent profile.", name), true
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			t.a.log.Error("tool panicked", "tool", name, "panic", r)
-			out = fmt.Sprintf("Error: tool %s failed internally: %v", name, r)
+			out, failed = fmt.Sprintf("Error: tool %s failed internally: %v", name, r), true
 		}
 	}()
 	start := time.Now()
 	res, err := t.a.tools.Execute(ctx, name, json.RawMessage(call.Function.Arguments))
 	if err != nil {
 		t.a.log.Debug("tool error", "tool", name, "dur", time.Since(start), "err", err)
-		return "Error: " + err.Error()
+		return "Error: " + err.Error(), true
 	}
-	return res
+	return res, false
+}
+
+// progress reports a tool call's start or end to the sink, if any.
+func (t *turn) progress(p *ToolProgress) {
+	if t.sink != nil {
+		t.sink(StreamEvent{Tool: p})
+	}
 }
 
 // skip answers calls that will not run, so the stored session never holds

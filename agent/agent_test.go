@@ -284,20 +284,29 @@ func TestStreamDeathBeforeTextRetriesWithoutStreaming(t *testing.T) {
 	}
 }
 
-func TestStreamDeathAfterTextShowsMarker(t *testing.T) {
+func TestStreamDeathAfterTextIsATypedEvent(t *testing.T) {
 	a, srv, store, _ := setup(t, nil)
 	srv.Enqueue(providertest.Reply{Content: "first part, second part, third part", Chunks: 3, DieAfterChunks: 2})
 	var got strings.Builder
-	ctx := agent.WithSink(context.Background(), func(ev agent.StreamEvent) { got.WriteString(ev.Delta) })
+	var streamErr error
+	ctx := agent.WithSink(context.Background(), func(ev agent.StreamEvent) {
+		got.WriteString(ev.Delta)
+		if ev.Err != nil {
+			streamErr = ev.Err
+		}
+	})
 	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:d", Text: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(got.String(), "[stream error:") || !strings.Contains(reply.Text, "[stream error:") {
-		t.Fatalf("no marker: streamed %q, reply %q", got.String(), reply.Text)
+	if !errors.Is(streamErr, providers.ErrStreamInterrupted) || reply.Interrupted != streamErr {
+		t.Fatalf("sink error %v, reply.Interrupted %v; want both the provider's ErrStreamInterrupted", streamErr, reply.Interrupted)
 	}
-	if !strings.HasPrefix(got.String(), "first part") {
-		t.Fatalf("delivered text lost: %q", got.String())
+	if strings.Contains(got.String(), "stream error") || strings.Contains(reply.Text, "stream error") {
+		t.Fatalf("the break was written into the text: streamed %q, reply %q", got.String(), reply.Text)
+	}
+	if !strings.HasPrefix(got.String(), "first part") || reply.Text != got.String() {
+		t.Fatalf("delivered text lost: streamed %q, reply %q", got.String(), reply.Text)
 	}
 	if len(srv.Requests()) != 1 {
 		t.Fatal("text already shown must not be retried")
@@ -305,6 +314,47 @@ func TestStreamDeathAfterTextShowsMarker(t *testing.T) {
 	sess, _ := store.Load("cli:d")
 	if len(sess.Messages) != 2 {
 		t.Fatalf("session = %+v", sess.Messages)
+	}
+}
+
+func TestToolProgressEvents(t *testing.T) {
+	a, srv, _, _ := setup(t, nil)
+	srv.Enqueue(
+		providertest.Reply{ToolCalls: []providers.ToolCall{
+			providertest.Call("read_file", `{"path":"a.txt"}`),
+			providertest.Call("read_file", `{"path":"missing.txt"}`),
+		}},
+		providertest.Text("done"),
+	)
+	var got []agent.ToolProgress
+	ctx := agent.WithSink(context.Background(), func(ev agent.StreamEvent) {
+		if ev.Tool != nil {
+			got = append(got, *ev.Tool)
+		}
+		if ev.Tool != nil && (ev.Delta != "" || ev.Notice != "" || ev.Err != nil || ev.Done) {
+			t.Errorf("a tool event carries other fields: %+v", ev)
+		}
+	})
+	if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:tp", Text: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("tool events = %+v, want start and end of two calls", got)
+	}
+	for i, want := range []agent.ToolProgress{
+		{Name: "read_file", Arguments: `{"path":"a.txt"}`},
+		{Name: "read_file", Finished: true},
+		{Name: "read_file", Arguments: `{"path":"missing.txt"}`},
+		{Name: "read_file", Finished: true, Failed: true},
+	} {
+		g := got[i]
+		if g.CallID == "" || g.CallID != got[i/2*2].CallID {
+			t.Errorf("event %d: call id %q does not pair with its start %q", i, g.CallID, got[i/2*2].CallID)
+		}
+		g.CallID = ""
+		if g != want {
+			t.Errorf("event %d = %+v, want %+v", i, g, want)
+		}
 	}
 }
 

@@ -69,8 +69,14 @@ func TestFallbackNoticeOpensReply(t *testing.T) {
 			back.Enqueue(providertest.Text("Hello from the fallback."))
 			ctx := context.Background()
 			var shown strings.Builder
+			var notices []string
 			if tt.stream {
-				ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) { shown.WriteString(ev.Delta) })
+				ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
+					if ev.Notice != "" {
+						notices = append(notices, ev.Notice)
+					}
+					shown.WriteString(ev.Delta)
+				})
 			}
 			reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:f", Text: "hi"})
 			if err != nil {
@@ -83,8 +89,14 @@ func TestFallbackNoticeOpensReply(t *testing.T) {
 			if reply.Text != want {
 				t.Errorf("reply = %q\nwant   %q", reply.Text, want)
 			}
-			if tt.stream && shown.String() != want {
-				t.Errorf("streamed = %q\nwant     %q", shown.String(), want)
+			if tt.stream && shown.String() != "Hello from the fallback." {
+				t.Errorf("streamed = %q, want the answer alone (the notice is an event of its own)", shown.String())
+			}
+			if wantNotices := !tt.quiet && tt.stream; wantNotices != (len(notices) == 1 && notices[0] == wantNotice) {
+				t.Errorf("notice events = %q (quiet %v)", notices, tt.quiet)
+			}
+			if !tt.quiet && reply.Notice != wantNotice {
+				t.Errorf("reply.Notice = %q", reply.Notice)
 			}
 			// The notice is for the person, not the model's history.
 			sess, _ := store.Load("cli:f")

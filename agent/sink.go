@@ -2,12 +2,41 @@ package agent
 
 import "context"
 
-// StreamEvent is one piece of a streamed turn.
+// StreamEvent is one piece of a streamed turn. Exactly one of its fields is
+// set: a sink tells the kinds apart by field, never by parsing text.
 type StreamEvent struct {
-	// Delta is new answer text; empty on the final event.
+	// Delta is new answer text.
 	Delta string
+	// Notice is a one-line note for the person, not part of the answer:
+	// today, that a fallback model answered because the configured one
+	// failed (see [Options] QuietFallback). The notice also opens
+	// [Reply.Text] and is in [Reply.Notice].
+	Notice string
+	// Tool reports a tool call starting or finishing.
+	Tool *ToolProgress
+	// Err is set when the model's stream broke after some of the answer
+	// had been shown. The text shown stays (it cannot be taken back), the
+	// turn ends with what arrived, and [Reply.Interrupted] holds the same
+	// error. It wraps the provider's error, for example
+	// providers.ErrStreamInterrupted.
+	Err error
 	// Done is true on the final event of a turn.
 	Done bool
+}
+
+// ToolProgress is a tool call the agent is about to run or has run.
+type ToolProgress struct {
+	// Name is the tool's name.
+	Name string
+	// CallID pairs the start and the end of one call.
+	CallID string
+	// Arguments is the JSON the model sent, on the start event only.
+	Arguments string
+	// Finished is false when the call starts and true when it has ended.
+	Finished bool
+	// Failed is true, on the end event, when the call returned an error to
+	// the model or was refused.
+	Failed bool
 }
 
 // Sink receives the events of a streamed turn, in order, on the goroutine

@@ -13,7 +13,7 @@ func BenchmarkFenceLargeResult(b *testing.B) {
 	text := strings.Repeat("some result text with a <memory> tag in it\n", 1500)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		fence("srv", "tool", text, false)
+		fenceResult("srv", "tool", text, false)
 	}
 }
 

@@ -25,6 +25,22 @@ type Tool struct {
 	params json.RawMessage
 }
 
+// ReturnsUntrusted reports true: everything a server answers is outside
+// text. It is the tools module's Untrusted ability, so a turn that calls
+// the tool is tainted.
+func (t *Tool) ReturnsUntrusted() bool { return true }
+
+// Action describes a call for a human asked to approve it. It is the
+// tools module's Actor ability: a turn that has read untrusted text calls
+// a tool that may act only with a human's approval. Every call counts as
+// acting, since what a server's tool does is not known here (a hint in
+// its annotations would be the server's own claim, and is not part of
+// the manifest the operator trusted).
+func (t *Tool) Action(args json.RawMessage) string {
+	a, _ := capChars(string(bytes.Join(bytes.Fields(args), []byte(" "))), 300)
+	return fmt.Sprintf("call %s on MCP server %q with %s", t.remote, t.s.cfg.Name, a)
+}
+
 // Name returns mcp__<server>__<tool>.
 func (t *Tool) Name() string { return t.name }
 
@@ -77,9 +93,9 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error
 	}
 	text := renderContent(res)
 	if res.IsError {
-		return "", errors.New(fence(t.s.cfg.Name, t.remote, text, true))
+		return "", errors.New(fenceResult(t.s.cfg.Name, t.remote, text, true))
 	}
-	return fence(t.s.cfg.Name, t.remote, text, false), nil
+	return fenceResult(t.s.cfg.Name, t.remote, text, false), nil
 }
 
 // renderContent turns a call result into text. Media are described, never

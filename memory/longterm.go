@@ -59,6 +59,7 @@ const (
 type LongTerm struct {
 	dir      string
 	sessDir  string
+	lockDir  string
 	maxBytes int
 	dream    string
 	now      func() time.Time
@@ -82,7 +83,16 @@ type LongTermOptions struct {
 	// workspace keeps one conversation's facts out of reach of the
 	// filesystem tools in another.
 	SessionDir string
+	// LockDir holds the lock file (.memory.lock) that serializes writers
+	// of this memory across processes; empty means the workspace dir
+	// itself. Anything that can write the workspace (the shell tool, say)
+	// can hold a lock there forever and stall every later turn, so a
+	// program should put it in its own state directory.
+	LockDir string
 }
+
+// LockFileName is the name of the lock file in LongTermOptions.LockDir.
+const LockFileName = ".memory.lock"
 
 // OpenLongTerm returns the long-term memory kept in the workspace dir,
 // creating dir if needed.
@@ -93,22 +103,27 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if opts == nil {
 		opts = &LongTermOptions{}
 	}
-	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
+	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, lockDir: opts.LockDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
 	if l.sessDir == "" {
 		l.sessDir = filepath.Join(dir, SessionMemoryDir)
+	}
+	if l.lockDir == "" {
+		l.lockDir = dir
+	} else if err := os.MkdirAll(l.lockDir, 0o700); err != nil {
+		return nil, fmt.Errorf("memory: open long-term memory: lock directory: %w", err)
 	}
 	if l.maxBytes == 0 {
 		l.maxBytes = DefaultMaxMemoryBytes
 	}
 	if l.maxBytes < 512 {
-		return nil, fmt.Errorf("memory: maximum memory size %d bytes is too small; set agents.defaults.memory_max_bytes to at least 512", l.maxBytes)
+		return nil, fmt.Errorf("memory: LongTermOptions.MaxBytes is %d: use at least 512, or 0 for DefaultMaxMemoryBytes", l.maxBytes)
 	}
 	switch l.dream {
 	case "":
 		l.dream = DreamOff
 	case DreamOff, DreamRecord, DreamFull:
 	default:
-		return nil, fmt.Errorf("memory: dream mode %q is not one of off, record, full (agents.defaults.dream_mode)", l.dream)
+		return nil, fmt.Errorf("memory: LongTermOptions.DreamMode %q is not one of DreamOff, DreamRecord, DreamFull (off, record, full)", l.dream)
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -132,7 +147,7 @@ func (l *LongTerm) MaxBytes() int { return l.maxBytes }
 // processes.
 func (l *LongTerm) lock() (func(), error) {
 	l.mu.Lock()
-	release, err := lockFile(filepath.Join(l.dir, ".memory.lock"))
+	release, err := lockFile(filepath.Join(l.lockDir, LockFileName))
 	if err != nil {
 		l.mu.Unlock()
 		return nil, err

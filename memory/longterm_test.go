@@ -24,11 +24,14 @@ func TestOpenLongTermRejectsBadOptions(t *testing.T) {
 		opts *LongTermOptions
 		want string
 	}{
-		{&LongTermOptions{DreamMode: "sometimes"}, "agents.defaults.dream_mode"},
-		{&LongTermOptions{MaxBytes: 100}, "agents.defaults.memory_max_bytes"},
+		{&LongTermOptions{DreamMode: "sometimes"}, "LongTermOptions.DreamMode"},
+		{&LongTermOptions{MaxBytes: 100}, "LongTermOptions.MaxBytes"},
 	} {
-		if _, err := OpenLongTerm(t.TempDir(), tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("OpenLongTerm(%+v) err = %v, want mention of %s", tt.opts, err, tt.want)
+		// The error names the option an importer sets, never a setting
+		// of a program that happens to import the package.
+		_, err := OpenLongTerm(t.TempDir(), tt.opts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "agents.") {
+			t.Errorf("OpenLongTerm(%+v) err = %v, want mention of %s and no config key", tt.opts, err, tt.want)
 		}
 	}
 	if _, err := OpenLongTerm("", nil); err == nil {

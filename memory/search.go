@@ -22,6 +22,11 @@ type Result struct {
 	// Time is when the entry was written (for facts, when their file last
 	// changed; for insights, when their newest turn happened).
 	Time time.Time
+	// Scope is whose entry it is: SharedScope for one every session sees,
+	// otherwise the session key that wrote it (for a HISTORY.md entry,
+	// the key its header names, which anything able to write the file
+	// could have forged).
+	Scope string
 	// Text is the entry, shortened to a few hundred words.
 	Text string
 	// Score is the relevance; higher is better. Insights' scores are
@@ -46,6 +51,7 @@ const (
 
 type searchDoc struct {
 	source     string
+	scope      string
 	time       time.Time
 	text       string // set for facts and insights
 	start, end int64  // HISTORY.md byte range, for history entries
@@ -96,7 +102,7 @@ func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
 			}
 		}
 		for _, f := range facts {
-			s.add(searchDoc{source: "memory", time: mod, text: f, weight: 1}, f)
+			s.add(searchDoc{source: "memory", scope: sc, time: mod, text: f, weight: 1}, f)
 		}
 	}
 	if err := s.history(l.HistoryPath(), key); err != nil {
@@ -110,7 +116,7 @@ func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
 		now := l.now()
 		for i := range ins {
 			text := ins[i].Text + " (" + strings.Join(ins[i].Terms, ", ") + ")"
-			s.add(searchDoc{source: "insight", time: ins[i].Last, text: text, weight: ins[i].Decayed(now)}, text)
+			s.add(searchDoc{source: "insight", scope: key, time: ins[i].Last, text: text, weight: ins[i].Decayed(now)}, text)
 		}
 	}
 	return s.results(l.HistoryPath(), limit)
@@ -193,7 +199,10 @@ func (s *scorer) history(path, key string) error {
 				end(start)
 				skip = tag != sharedTag && tag != key
 				if !skip {
-					cur = &searchDoc{source: "history", time: t, start: start, weight: 1}
+					cur = &searchDoc{source: "history", scope: tag, time: t, start: start, weight: 1}
+					if tag == sharedTag {
+						cur.scope = SharedScope
+					}
 					clear(tf)
 				}
 				if err == io.EOF {
@@ -301,7 +310,7 @@ func (s *scorer) results(historyPath string, limit int) ([]Result, error) {
 			}
 			text = historyText(b, n < d.end-d.start)
 		}
-		out = append(out, Result{Source: d.source, Time: d.time, Text: text, Score: math.Round(scores[j]*1000) / 1000})
+		out = append(out, Result{Source: d.source, Scope: d.scope, Time: d.time, Text: text, Score: math.Round(scores[j]*1000) / 1000})
 	}
 	return out, nil
 }

@@ -131,7 +131,7 @@ func (c *Client) post(ctx context.Context, model, op, contentType string, body [
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return nil, c.transportError(ctx, hreq, err)
 	}
 	defer closeBody(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

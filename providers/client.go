@@ -300,7 +300,7 @@ func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delt
 	defer d.release()
 	out, err := d.decode(resp.StatusCode)
 	if err != nil && ctx.Err() != nil {
-		err = c.streamContextError(ctx, d)
+		err = c.streamContextError(ctx, resp.Request, d)
 	}
 	return out, err
 }
@@ -346,13 +346,13 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return nil, c.transportError(ctx, hreq, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer closeBody(resp.Body)
 		data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		if rerr != nil && len(data) == 0 && ctx.Err() != nil {
-			return nil, c.transportError(ctx, rerr)
+			return nil, c.transportError(ctx, hreq, rerr)
 		}
 		return nil, newAPIError(c.name, resp, data)
 	}
@@ -373,7 +373,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, err
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, c.transportError(ctx, err)
+			return nil, c.transportError(ctx, resp.Request, err)
 		}
 		return nil, fmt.Errorf("%s: read response: %w", c.name, err)
 	}
@@ -383,21 +383,30 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, err
 	return buf.Bytes(), nil
 }
 
-// transportError words a failure to get or read a response, naming the
-// timeout when it was the client's own deadline that fired.
-func (c *Client) transportError(ctx context.Context, err error) error {
+// transportError words a failure to get or read a response to hreq as a
+// [*TransportError], noting the timeout when it was the client's own
+// deadline that fired.
+func (c *Client) transportError(ctx context.Context, hreq *http.Request, err error) error {
+	te := &TransportError{Provider: c.name, Err: err}
+	if hreq != nil {
+		te.URL = redactURL(hreq.URL)
+		te.Op = opOf(hreq.URL)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		// The URL is in the TransportError already, without its secrets.
+		te.Err = uerr.Err
+	}
 	if context.Cause(ctx) == errClientTimeout {
-		return fmt.Errorf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %w",
-			c.name, c.timeout, context.DeadlineExceeded)
+		te.Timeout, te.limit, te.Err = true, c.timeout, context.DeadlineExceeded
+	} else if ctxErr := ctx.Err(); ctxErr != nil {
+		te.Err = ctxErr
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: request failed: %w", c.name, ctxErr)
-	}
-	return fmt.Errorf("%s: request failed: %w", c.name, err)
+	return te
 }
 
-func (c *Client) streamContextError(ctx context.Context, d *streamDecoder) error {
-	return fmt.Errorf("%w (%w after %s)", c.transportError(ctx, nil), ErrStreamInterrupted, d.progress())
+func (c *Client) streamContextError(ctx context.Context, hreq *http.Request, d *streamDecoder) error {
+	return fmt.Errorf("%w (%w after %s)", c.transportError(ctx, hreq, nil), ErrStreamInterrupted, d.progress())
 }
 
 func closeBody(body io.ReadCloser) {

@@ -2,11 +2,13 @@ package providers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -259,4 +261,74 @@ func capRetry(ns float64) time.Duration {
 		return maxRetryAfter
 	}
 	return time.Duration(ns)
+}
+
+// TransportError is a request that got no usable answer because the
+// connection failed, timed out or was cancelled before a response arrived
+// or while it was being read: no HTTP status says what the provider
+// thought. Test for it with errors.As; Unwrap gives the cause
+// (context.DeadlineExceeded when the client's own timeout fired,
+// context.Canceled for a caller's cancel, otherwise the network error).
+type TransportError struct {
+	// Provider is the client's name, for example "openrouter".
+	Provider string
+	// Op is the API operation: "chat/completions", "embeddings" or
+	// "audio/transcriptions"; empty when unknown.
+	Op string
+	// URL is the endpoint, without user information and query, which can
+	// carry credentials.
+	URL string
+	// Timeout is true when the client's own per-request timeout
+	// ([ClientOptions.Timeout]) fired, rather than the caller's context.
+	Timeout bool
+	// Err is the cause. A stream that stopped mid-answer has a nil Err:
+	// the error wrapping this one also wraps [ErrStreamInterrupted].
+	Err error
+
+	limit time.Duration // the timeout that fired, for the message
+}
+
+// Error renders the failure on one line, for example
+// "openrouter: request failed: https://openrouter.ai/api/v1/chat/completions: dial tcp: lookup openrouter.ai: no such host".
+func (e *TransportError) Error() string {
+	name := e.Provider
+	if name == "" {
+		name = "provider"
+	}
+	if e.Timeout {
+		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.limit, context.DeadlineExceeded)
+	}
+	if e.Err == nil {
+		return name + ": request failed"
+	}
+	if e.URL == "" {
+		return name + ": request failed: " + e.Err.Error()
+	}
+	return name + ": request failed: " + e.URL + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// redactURL renders u without user information, query or fragment.
+func redactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
+}
+
+// opOf names the API operation u addresses, from the end of its path.
+func opOf(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	for _, op := range []string{"chat/completions", "audio/transcriptions", "embeddings"} {
+		if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), op) {
+			return op
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package providers_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -247,11 +248,39 @@ func TestOversize(t *testing.T) {
 
 func TestTransportError(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
+	u := srv.URL
 	srv.Close()
-	_, err := newClient(t, url).Chat(context.Background(), userRequest("hi"))
-	if err == nil || !strings.HasPrefix(err.Error(), "fake: request failed: ") {
-		t.Fatalf("error = %v, want it prefixed with the provider name", err)
+	// A credential in the base URL's user information or query must not
+	// reach the error.
+	base := strings.Replace(u, "http://", "http://user:hunter2@", 1) + "/v1?key=hunter2"
+	_, err := newClient(t, base).Chat(context.Background(), userRequest("hi"))
+	var te *providers.TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("error = %#v, want a *providers.TransportError", err)
+	}
+	if te.Provider != "fake" || te.Op != "chat/completions" || te.Timeout || te.URL != u+"/v1/chat/completions" {
+		t.Errorf("TransportError = %+v, want provider fake, op chat/completions, URL %s/v1/chat/completions, no timeout", te, u)
+	}
+	var opErr *net.OpError
+	if !errors.As(err, &opErr) {
+		t.Errorf("Unwrap does not reach the dial error: %v", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error quotes the credential: %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), "fake: request failed: ") {
+		t.Errorf("error = %v, want it prefixed with the provider name", err)
+	}
+}
+
+func TestTransportErrorTimeout(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Delay: time.Hour})
+	c := newClient(t, srv.URL(), func(o *providers.ClientOptions) { o.Timeout = 100 * time.Millisecond })
+	_, err := c.Chat(context.Background(), userRequest("hi"))
+	var te *providers.TransportError
+	if !errors.As(err, &te) || !te.Timeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want a TransportError with Timeout set wrapping context.DeadlineExceeded", err)
 	}
 }
 

@@ -39,7 +39,8 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	// Tool names the tool asking, "shell" for commands.
 	Tool string
-	// Command is the complete command line, exactly as it will run.
+	// Command is the complete command line, exactly as it will run; for
+	// another tool, a one-line description of what the call would do.
 	Command string
 	// Dir is the working directory the command runs in.
 	Dir string
@@ -50,6 +51,11 @@ type ApprovalRequest struct {
 	// this session" (tools.shell_approval "interactive"); under "always"
 	// it is false and every command is asked about.
 	SessionAllowed bool
+	// Reason, when set, says why the human is asked at all: a tool call
+	// that acts (not only the shell) is asked about because the turn read
+	// untrusted text. Approvers show it; empty means the tool's own
+	// approval setting asked.
+	Reason string
 }
 
 // Approver decides whether a command may run. Implementations must return

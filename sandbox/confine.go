@@ -16,6 +16,12 @@ import (
 // must treat it as fatal rather than run commands unconfined.
 var ErrUnsupported = errors.New("no sandbox is available on this system")
 
+// ErrNetworkUndeniable is wrapped, together with [ErrUnsupported], by the
+// error [New] returns when the policy denies network access
+// ([Policy.AllowNetwork] false) and the system's sandbox can confine files
+// but not the network (Landlock before ABI 4).
+var ErrNetworkUndeniable = errors.New("the sandbox cannot deny network access here")
+
 // HelperArg is the argv[1] sentinel that marks a process started by
 // [Sandbox.Command] as the confining helper. A program that uses the
 // Landlock sandbox calls [RunHelperIfRequested] first thing in main (and a
@@ -106,8 +112,8 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, rep.Reason)
 	}
 	if !pol.AllowNetwork && !rep.CanDenyNetwork {
-		return nil, fmt.Errorf("%w: %s cannot deny network access here (Landlock ABI %d, 4 or later needed); set tools.shell_sandbox_allow_network to true to accept that",
-			ErrUnsupported, rep.Mechanism, rep.LandlockABI)
+		return nil, fmt.Errorf("%w: %w: %s needs Landlock ABI 4 or later for that, this kernel has %d; set Policy.AllowNetwork to true to accept that",
+			ErrUnsupported, ErrNetworkUndeniable, rep.Mechanism, rep.LandlockABI)
 	}
 	s := &Sandbox{policy: pol, report: rep}
 	if opts != nil {

@@ -2,8 +2,14 @@ package sandbox
 
 import (
 	"errors"
+	"regexp"
+	"strings"
 	"testing"
 )
+
+// configKey matches what a program's configuration key looks like
+// (tools.shell_allow, agents.defaults.model): a library error never names one.
+var configKey = regexp.MustCompile(`\b(tools|agents|providers|channels|mcp|api)\.[a-z_]+`)
 
 // TestNewFailsClosed plays systems that cannot enforce the policy: New
 // must refuse rather than hand back something that runs unconfined.
@@ -36,5 +42,21 @@ func TestNewFailsClosed(t *testing.T) {
 				t.Fatalf("got %v, %v; want ErrUnsupported and no sandbox", sb, err)
 			}
 		})
+	}
+}
+
+// TestNetworkUndeniableSpeaksTheAPI: the refusal on a kernel that cannot
+// deny the network is recognisable with errors.Is and names the Policy
+// field to change, never a setting of a program that imports the package.
+func TestNetworkUndeniableSpeaksTheAPI(t *testing.T) {
+	old := probe
+	probe = func() Report { return Report{Mechanism: "landlock", LandlockABI: 3, Available: true} }
+	defer func() { probe = old }()
+	_, err := New(&Policy{Workspace: t.TempDir()}, &Options{Helper: "/bin/true"})
+	if !errors.Is(err, ErrNetworkUndeniable) || !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("err = %v, want ErrNetworkUndeniable and ErrUnsupported", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "Policy.AllowNetwork") || configKey.MatchString(msg) {
+		t.Fatalf("err = %q, want it to name Policy.AllowNetwork and no config key", msg)
 	}
 }

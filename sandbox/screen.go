@@ -147,12 +147,31 @@ func (s *Screener) Allowed() []string {
 // otherwise an error wrapping [ErrRefused] that says what to change.
 func (s *Screener) Check(command, dir string) error {
 	if err := s.check(command, dir, 0); err != nil {
-		return fmt.Errorf("%w: %s", ErrRefused, err.Error())
+		return fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return nil
 }
 
 func refuse(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// NotAllowedError is the refusal, under [ScreenAllowlist], of a program
+// that [ScreenOptions.Allow] does not list. [Screener.Check] returns it
+// wrapped together with [ErrRefused]; find it with errors.As.
+type NotAllowedError struct {
+	// Program is the program refused.
+	Program string
+	// Via is the program that would have run it (env, xargs, a shell),
+	// or empty when Program was the command itself.
+	Via string
+}
+
+// Error says which program is not allowed and which option admits it.
+func (e *NotAllowedError) Error() string {
+	if e.Via != "" {
+		return fmt.Sprintf("%q (run through %q) is not on the allowlist (ScreenOptions.Allow)", e.Program, e.Via)
+	}
+	return fmt.Sprintf("%q is not on the allowlist (ScreenOptions.Allow)", e.Program)
+}
 
 func (s *Screener) check(command, dir string, depth int) error {
 	if depth > 4 {
@@ -199,7 +218,7 @@ func (s *Screener) check(command, dir string, depth int) error {
 	}
 	for _, sub := range p.subs {
 		if err := s.check(sub, dir, depth+1); err != nil {
-			return refuse("inside a command substitution: %s", err.Error())
+			return fmt.Errorf("inside a command substitution: %w", err)
 		}
 	}
 	for i := range p.cmds {
@@ -233,7 +252,7 @@ func (s *Screener) checkSimple(c *simpleCmd, dir string) error {
 		}
 		words = words[1:]
 	}
-	first := true
+	via := "" // the wrapper (env, xargs, ...) running words, if any
 	for len(words) > 0 {
 		prog, err := s.programName(words[0])
 		if err != nil {
@@ -243,12 +262,8 @@ func (s *Screener) checkSimple(c *simpleCmd, dir string) error {
 			return refuse("%q is on the deny list", prog)
 		}
 		if s.mode == ScreenAllowlist && !s.allow[prog] {
-			if first {
-				return refuse("%q is not on the allowlist (tools.shell_allow)", prog)
-			}
-			return refuse("%q (run through %q) is not on the allowlist (tools.shell_allow)", prog, words[0].text)
+			return &NotAllowedError{Program: prog, Via: via}
 		}
-		first = false
 		args := words[1:]
 		if err := s.checkArgs(prog, args, dir); err != nil {
 			return err
@@ -271,7 +286,7 @@ func (s *Screener) checkSimple(c *simpleCmd, dir string) error {
 		if !isWrapper || len(inner) == 0 {
 			return nil
 		}
-		words = inner
+		words, via = inner, prog
 	}
 	return nil
 }
@@ -549,7 +564,7 @@ func (s *Screener) checkPathArg(prog string, a word, dir string) error {
 	}
 	for _, c := range cands {
 		if s.mode == ScreenAllowlist && path.IsAbs(c) && !s.inside(c, dir) && c != "/dev/null" {
-			return refuse("%q is outside the workspace; without the sandbox (tools.shell_sandbox) commands may only name paths inside it", c)
+			return refuse("%q is outside the workspace; allowlist screening admits only paths inside ScreenOptions.Workspace", c)
 		}
 		if strings.HasPrefix(a.raw, "~") || strings.HasPrefix(c, "~") {
 			return refuse("%q points at a home directory outside the workspace", c)
@@ -582,7 +597,7 @@ func (s *Screener) checkRedirect(r redirect, dir string) error {
 	}
 	if r.op == "<" {
 		if s.mode == ScreenAllowlist && !s.inside(t, dir) && t != "/dev/null" {
-			return refuse("%q is outside the workspace; without the sandbox (tools.shell_sandbox) commands may only name paths inside it", t)
+			return refuse("%q is outside the workspace; allowlist screening admits only paths inside ScreenOptions.Workspace", t)
 		}
 		if strings.Contains(t, "..") && !s.inside(t, dir) {
 			return refuse("%q is outside the workspace", t)

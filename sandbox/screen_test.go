@@ -77,10 +77,23 @@ func TestScreenerRejectsBadAllowEntry(t *testing.T) {
 	}
 }
 
-func TestRefusalNamesConfigKey(t *testing.T) {
-	s, _ := NewScreener(&ScreenOptions{Mode: ScreenAllowlist, Workspace: "/ws"})
-	err := s.Check("make build", "/ws")
-	if err == nil || !strings.Contains(err.Error(), "tools.shell_allow") {
-		t.Fatalf("got %v, want a refusal naming tools.shell_allow", err)
+func TestRefusalNamesTheOption(t *testing.T) {
+	s, _ := NewScreener(&ScreenOptions{Mode: ScreenAllowlist, Allow: []string{"xargs", "cat", "echo"}, Workspace: "/ws"})
+	for _, tt := range []struct{ cmd, program, via string }{
+		{"make build", "make", ""},
+		{"xargs make < /ws/list", "make", "xargs"},
+	} {
+		err := s.Check(tt.cmd, "/ws")
+		var na *NotAllowedError
+		if !errors.As(err, &na) || !errors.Is(err, ErrRefused) || na.Program != tt.program || na.Via != tt.via {
+			t.Fatalf("%s: got %v, want a NotAllowedError for %s via %q", tt.cmd, err, tt.program, tt.via)
+		}
+		if !strings.Contains(err.Error(), "ScreenOptions.Allow") || configKey.MatchString(err.Error()) {
+			t.Fatalf("%s: got %q, want a refusal naming ScreenOptions.Allow and no config key", tt.cmd, err)
+		}
+	}
+	err := s.Check("cat /etc/passwd", "/ws")
+	if err == nil || configKey.MatchString(err.Error()) || !strings.Contains(err.Error(), "ScreenOptions.Workspace") {
+		t.Fatalf("got %v, want a refusal naming ScreenOptions.Workspace and no config key", err)
 	}
 }

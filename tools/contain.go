@@ -80,7 +80,8 @@ func (c *contained) rel(real string) string {
 	return filepath.ToSlash(r)
 }
 
-// open resolves p and opens it for reading.
+// open resolves p and opens it for reading, refusing anything that is not
+// a regular file without blocking on it (see openRegular).
 func (c *contained) open(p string) (*os.File, string, error) {
 	real, err := c.resolve(p)
 	if err != nil {
@@ -89,7 +90,7 @@ func (c *contained) open(p string) (*os.File, string, error) {
 	if c.beforeOpen != nil {
 		c.beforeOpen()
 	}
-	f, err := c.openReal(real, os.O_RDONLY)
+	f, err := c.openRegular(real)
 	if err != nil {
 		return nil, "", describeOpenErr(p, err)
 	}
@@ -255,7 +256,10 @@ func describeOpenErr(p string, err error) error {
 // content is read into buf when it fits, so a caller scanning many files
 // can reuse one buffer instead of allocating per file.
 func (c *contained) readFound(real string, limit int64, buf []byte) (data []byte, tooBig bool, err error) {
-	f, err := c.openReal(real, os.O_RDONLY)
+	f, err := c.openRegular(real)
+	if errors.Is(err, errNotRegular) {
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}

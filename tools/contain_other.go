@@ -24,6 +24,25 @@ func (c *contained) openReal(real string, flags int) (*os.File, error) {
 	return os.OpenFile(real, flags, 0)
 }
 
+// openRegular opens real for reading only if it is a regular file. This
+// platform has no O_NONBLOCK, so the check comes after the open.
+func (c *contained) openRegular(real string) (*os.File, error) {
+	f, err := c.openReal(real, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &notRegularError{what: "special file"}
+	}
+	return f, nil
+}
+
 // writeAtomic replaces the file at real (a path from resolve) with data,
 // creating parent directories as needed. The data goes to a temporary file
 // in the same directory which is then renamed over the target, so a reader

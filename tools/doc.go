@@ -22,7 +22,7 @@
 //
 // [NewShell] builds the shell tool: every command is screened
 // ([sandbox.Screener]), then put to the human approver carried on the
-// context when tools.shell_approval asks for one ([sandbox.WithApprover];
+// context when ShellOptions.Approval asks for one ([sandbox.WithApprover];
 // none installed means deny), then run with an allowlisted environment,
 // confined by a [sandbox.Sandbox] when one is configured.
 //

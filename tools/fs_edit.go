@@ -75,6 +75,10 @@ func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
+	if err := t.c.guardWrite(ctx, name, real, fmt.Sprintf("edit_file %s: replace %q with %q", t.c.rel(real), oneLinePreview(*a.OldText, 80), oneLinePreview(*a.NewText, 160))); err != nil {
+		f.Close()
+		return "", err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	f.Close()
 	if err != nil {

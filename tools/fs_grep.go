@@ -11,6 +11,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // Limits on grep. Matches beyond grepMaxMatches are counted no further, and
@@ -140,7 +142,7 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	if len(tooBig) > 0 {
 		fmt.Fprintf(&out, "[skipped %d file(s) over %d MiB: %s]\n", len(tooBig), grepMaxFileBytes>>20, strings.Join(firstN(tooBig, 5), ", "))
 	}
-	return out.String(), nil
+	return fence.Wrap("grep:"+t.c.rel(base), out.String(), nil), nil
 }
 
 // lineMatcher finds the lines of a file that a regular expression matches.

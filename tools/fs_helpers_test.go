@@ -89,14 +89,15 @@ func (f *fsFixture) run(t *testing.T, tool string, v any) (string, error) {
 	return f.reg.Execute(context.Background(), tool, b)
 }
 
-// mustRun is run for a call expected to succeed.
+// mustRun is run for a call expected to succeed. It returns the output
+// without its untrusted fence (see unfence); fence_test.go checks fences.
 func (f *fsFixture) mustRun(t *testing.T, tool string, v any) string {
 	t.Helper()
 	out, err := f.run(t, tool, v)
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, v, err)
 	}
-	return out
+	return unfence(out)
 }
 
 type args = map[string]any

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // Limits on what read_file returns in one call. A model's context is the
@@ -79,7 +81,7 @@ func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	if fi.IsDir() {
 		return "", fmt.Errorf("%s: path %q is a directory; use list_dir to see its contents", name, *a.Path)
 	}
-	f, _, err := t.c.open(*a.Path)
+	f, real, err := t.c.open(*a.Path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -143,7 +145,7 @@ func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 		}
 		out.WriteString("]\n")
 	}
-	return out.String(), nil
+	return fence.Wrap("read_file:"+t.c.rel(real), out.String(), nil), nil
 }
 
 // readLine returns the next line without its line ending, cut to max bytes

@@ -56,6 +56,9 @@ func (t *writeFileTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
+	if err := t.c.guardWrite(ctx, name, real, fmt.Sprintf("write_file %s (%d bytes)", t.c.rel(real), len(*a.Content))); err != nil {
+		return "", err
+	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}

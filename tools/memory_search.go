@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // maxSearchResults bounds the limit argument of the search tools.
@@ -89,7 +90,15 @@ func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (st
 		if !r.Time.IsZero() {
 			when = " " + r.Time.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(&b, "\n%d. [%s%s, score %.2f]\n%s\n", i+1, r.Source, when, r.Score, r.Text)
+		whose := "shared"
+		if r.Scope != memory.SharedScope {
+			whose = "session " + r.Scope
+			if r.Scope == key {
+				whose += " (this conversation)"
+			}
+		}
+		fmt.Fprintf(&b, "\n%d. [%s%s, %s, score %.2f]\n%s\n", i+1, r.Source, when, whose, r.Score,
+			fence.Wrap("memory_search:"+r.Source+":"+whose, r.Text, &fence.Options{Origin: "stored memory, which earlier turns (and what they read) wrote"}))
 	}
 	return b.String(), nil
 }

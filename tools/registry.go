@@ -184,6 +184,11 @@ func (r *Registry) Definitions() []Definition {
 // [Registry.Unregister] wraps [ErrRemovedTool] with its reason; arguments that are not a
 // JSON object wrap [ErrBadArguments]. Empty arguments are treated as {}, as
 // several models send "" for a tool without parameters.
+//
+// When ctx carries a tainted [Taint], a call that acts ([Actor]) is first
+// put to the human approver on ctx and refused, wrapping
+// [ErrUntrustedAction], when nobody approves it; a call whose result
+// carries untrusted text ([Untrusted], or a fence) marks the Taint.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	r.mu.RLock()
 	t, ok := r.tools[name]
@@ -205,7 +210,13 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return t.Execute(ctx, trimmed)
+	ctx, err := gate(ctx, t, name, trimmed)
+	if err != nil {
+		return "", err
+	}
+	out, err := t.Execute(ctx, trimmed)
+	observe(ctx, t, name, out, err)
+	return out, err
 }
 
 // preview shortens b for an error message.

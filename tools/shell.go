@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // ApprovalMode says when the shell tool asks a human before running a
-// command (tools.shell_approval).
+// command (ShellOptions.Approval).
 type ApprovalMode int
 
 const (
@@ -227,7 +228,7 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (string, error
 	if err := s.screen.Check(command, dir); err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	if s.opts.Approval != ApprovalOff {
+	if s.opts.Approval != ApprovalOff && !gateApproved(ctx) {
 		req := &sandbox.ApprovalRequest{
 			Tool: name, Command: command, Dir: dir,
 			Confined:       s.opts.Sandbox != nil,
@@ -236,7 +237,7 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (string, error
 		d, err := sandbox.Ask(ctx, sandbox.ApproverFromContext(ctx), req)
 		if d == sandbox.Deny {
 			if err != nil {
-				return "", fmt.Errorf("%s: not run: approval was not given (%v); the human must approve it (tools.shell_approval)", name, err)
+				return "", fmt.Errorf("%s: not run: approval was not given (%w); ShellOptions.Approval requires a human to approve each command", name, err)
 			}
 			return "", fmt.Errorf("%s: not run: the human denied this command", name)
 		}
@@ -250,14 +251,14 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (string, error
 	code, err := s.run(runCtx, command, dir, out)
 	if err != nil {
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return "", fmt.Errorf("%s: timed out after %s and was killed; output so far:\n%s", name, timeout, out.String())
+			return "", fmt.Errorf("%s: timed out after %s and was killed; output so far:\n%s", name, timeout, fenceOutput(command, out.String()))
 		}
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	return formatResult(code, out.String()), nil
+	return formatResult(command, code, out.String()), nil
 }
 
 // run runs command to completion and returns its exit code. A command
@@ -299,11 +300,20 @@ func (s *Shell) run(ctx context.Context, command, dir string, out *cappedBuffer)
 	}
 }
 
-func formatResult(code int, out string) string {
+// formatResult is what the model sees of a finished command: its exit
+// code, then its output fenced as untrusted (a command prints whatever it
+// read, web pages and files included).
+func formatResult(command string, code int, out string) string {
 	if strings.TrimSpace(out) == "" {
-		out = "(no output)"
+		return "exit code: " + strconv.Itoa(code) + "\n(no output)"
 	}
-	return "exit code: " + strconv.Itoa(code) + "\n" + out
+	return "exit code: " + strconv.Itoa(code) + "\n" + fenceOutput(command, out)
+}
+
+// fenceOutput fences a command's output, naming the command (shortened)
+// as its source.
+func fenceOutput(command, out string) string {
+	return fence.Wrap("shell:"+oneLinePreview(command, 120), out, &fence.Options{Origin: "a command's output"})
 }
 
 // cappedBuffer keeps the first limit bytes written and counts the rest.
@@ -424,11 +434,11 @@ func (s *Shell) jobStatus(id string) (string, error) {
 	select {
 	case <-j.done:
 		if j.err != nil {
-			return "", fmt.Errorf("shell: %s (%s) failed: %v; output:\n%s", id, j.command, j.err, j.out.String())
+			return "", fmt.Errorf("shell: %s (%s) failed: %v; output:\n%s", id, j.command, j.err, fenceOutput(j.command, j.out.String()))
 		}
-		return id + " finished\n" + formatResult(j.code, j.out.String()), nil
+		return id + " finished\n" + formatResult(j.command, j.code, j.out.String()), nil
 	default:
-		return fmt.Sprintf("%s still running after %s; output so far:\n%s", id, time.Since(j.started).Round(time.Second), j.out.String()), nil
+		return fmt.Sprintf("%s still running after %s; output so far:\n%s", id, time.Since(j.started).Round(time.Second), fenceOutput(j.command, j.out.String())), nil
 	}
 }
 

@@ -97,7 +97,7 @@ func TestShellAllowlistByDefaultWithoutSandbox(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !strings.HasPrefix(out, tt.want) {
+			if err != nil || !strings.HasPrefix(unfence(out), tt.want) {
 				t.Fatalf("got %q, %v; want prefix %q", out, err, tt.want)
 			}
 		})
@@ -326,7 +326,7 @@ func TestShellLandlockWorkspaceMode(t *testing.T) {
 	if out := exec(closed, "cat "+secret); strings.Contains(out, "OUTSIDE-CANARY") || strings.HasPrefix(out, "exit code: 0") {
 		t.Fatalf("read outside the workspace: %q", out)
 	}
-	if out := exec(closed, "echo inside > made.txt && cat made.txt"); out != "exit code: 0\ninside\n" {
+	if out := exec(closed, "echo inside > made.txt && cat made.txt"); unfence(out) != "exit code: 0\ninside\n" {
 		t.Fatalf("write inside: %q", out)
 	}
 	probe := fmt.Sprintf("bash probe.sh %d", port)
@@ -378,7 +378,7 @@ func TestShellHasNoTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(strings.TrimPrefix(out, "exit code: 0\n"))
+	f := strings.Fields(strings.TrimPrefix(unfence(out), "exit code: 0\n"))
 	if len(f) != 2 || f[0] != f[1] {
 		t.Fatalf("the shell is not a session leader: %q", out)
 	}

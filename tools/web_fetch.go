@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // Limits of web_fetch.
@@ -160,7 +162,7 @@ func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	if truncated {
 		b.WriteString("\n…[content truncated]")
 	}
-	return b.String(), nil
+	return fence.Wrap(name+":"+resp.Request.URL.Redacted(), b.String(), &fence.Options{Origin: "a web page"}), nil
 }
 
 func unwrapURLErr(err error) error {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
 // SearchQuery is one search request to a backend.
@@ -148,7 +150,7 @@ type ExaOptions struct {
 // NewExa returns the Exa search backend. It needs an API key.
 func NewExa(opts *ExaOptions) (SearchBackend, error) {
 	if opts == nil || strings.TrimSpace(opts.APIKey) == "" {
-		return nil, errors.New("exa: no API key (set tools.web.exa_api_key_env)")
+		return nil, errors.New("exa: ExaOptions.APIKey is empty: the Exa backend needs an API key")
 	}
 	e := &exa{key: opts.APIKey, url: strings.TrimRight(opts.URL, "/"), client: opts.Client}
 	if e.url == "" {
@@ -445,5 +447,5 @@ func formatResults(t *webSearchTool, backend string, q SearchQuery, res []Search
 	if len(failures) > 0 {
 		b.WriteString("\n(fell back after: " + strings.Join(failures, "; ") + ")\n")
 	}
-	return b.String()
+	return fence.Wrap(t.name+":"+backend, b.String(), &fence.Options{Origin: "search results from the web"})
 }

@@ -69,8 +69,8 @@ var (
 	ErrDisallowedIntents = errors.New("discord refused the Message Content intent that channels.discord.respond_to_all(_channels) needs: enable it under Bot > Privileged Gateway Intents, or remove those keys")
 )
 
-// Discord is the Discord adapter. It implements [channels.Channel] and adds
-// the turn affordances the gateway drives (typing, the command menu). All
+// Discord is the Discord adapter. It implements [channels.Channel],
+// [channels.TypingIndicator] and [channels.CommandMenu]. All
 // methods are safe for concurrent use; Start must run at most once at a
 // time.
 type Discord struct {
@@ -91,12 +91,20 @@ type Discord struct {
 	mu      sync.Mutex
 	me      *discordgo.User
 	appID   string
+	menu    *keptMenu // a menu waiting for appID
 	sink    channels.Sink
 	runCtx  context.Context
 	dropped chan struct{}
 }
 
-var _ channels.Channel = (*Discord)(nil)
+// The abilities of the channel contract the adapter has. Pickers, live
+// streams and approvals would need message components, which it does not
+// use yet.
+var (
+	_ channels.Channel         = (*Discord)(nil)
+	_ channels.TypingIndicator = (*Discord)(nil)
+	_ channels.CommandMenu     = (*Discord)(nil)
+)
 
 // backoff is the part of [channels.Backoff] the adapter uses.
 type backoff interface {
@@ -178,6 +186,9 @@ func (d *Discord) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 	d.mu.Unlock()
 	if r.User != nil {
 		d.log.Info("connected", "bot", r.User.Username)
+	}
+	if _, ctx := d.running(); ctx != nil {
+		d.publishPending(ctx)
 	}
 	// A new session, not a resumed one: nothing sent meanwhile will be
 	// replayed, so fetch it. Live events wait on this goroutine.

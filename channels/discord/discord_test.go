@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/discord"
@@ -263,7 +265,8 @@ func TestResumeLosesAndDoublesNothing(t *testing.T) {
 func TestTypingKeptAliveUntilStopped(t *testing.T) {
 	f := newFakeDiscord(t)
 	d := newAdapter(t, f, nil)
-	stop := d.Typing(context.Background(), "chan-t")
+	var ty channels.TypingIndicator = d
+	stop := ty.Typing(context.Background(), "chan-t")
 	waitFor(t, "typing", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.typing["chan-t"] >= 1 })
 	stop()
 	stop() // idempotent
@@ -281,20 +284,40 @@ func TestTypingKeptAliveUntilStopped(t *testing.T) {
 func TestCommandsPublishedAndSlashCommandDelivered(t *testing.T) {
 	f := newFakeDiscord(t)
 	d := newAdapter(t, f, nil)
-	if err := d.SetCommands(context.Background(), []discord.Command{{Name: "Bad Name", Description: "x"}}); err == nil || !strings.Contains(err.Error(), "Bad Name") {
+	var menus channels.CommandMenu = d
+	if err := menus.SetCommands(context.Background(), []channels.Command{{Name: "Bad Name", Description: "x"}}); err == nil || !strings.Contains(err.Error(), "Bad Name") {
 		t.Fatalf("bad command accepted: %v", err)
+	}
+	if err := menus.SetCommands(context.Background(), []channels.Command{{Name: "new", Description: ""}}); err == nil || !strings.Contains(err.Error(), `"new"`) {
+		t.Fatalf("a command with no description accepted: %v", err)
+	}
+	// Before the gateway connected the application id is unknown: the
+	// menu is kept and published with READY.
+	menu := []channels.Command{{Name: "new", Description: "Start a new conversation"}, {Name: "model", Description: "Show or switch the model"}}
+	if err := menus.SetCommands(context.Background(), menu); err != nil {
+		t.Fatalf("SetCommands before Start = %v, want the menu kept", err)
+	}
+	published := func() []*discordgo.ApplicationCommand {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.commands
+	}
+	if n := len(published()); n != 0 {
+		t.Fatalf("%d commands published before the gateway connected", n)
 	}
 	s := &recordingSink{allow: map[string]bool{alice: true}}
 	run(t, f, d, s)
-	menu := []discord.Command{{Name: "new", Description: "Start a new conversation"}, {Name: "model", Description: "Show or switch the model"}}
-	// The application id arrives with READY, which the adapter reads
-	// just after the fake sent it.
-	waitFor(t, "commands published", func() bool { return d.SetCommands(context.Background(), menu) == nil })
-	f.mu.Lock()
-	cmds := f.commands
-	f.mu.Unlock()
-	if len(cmds) != 2 || cmds[1].Name != "model" || len(cmds[1].Options) != 1 {
+	waitFor(t, "the kept menu published on READY", func() bool { return len(published()) == 2 })
+	if cmds := published(); cmds[1].Name != "model" || len(cmds[1].Options) != 1 {
 		t.Fatalf("published %+v", cmds)
+	}
+	// Connected: published at once, a long description shortened.
+	long := strings.Repeat("x", 150)
+	if err := menus.SetCommands(context.Background(), []channels.Command{{Name: "help", Description: long}}); err != nil {
+		t.Fatal(err)
+	}
+	if cmds := published(); len(cmds) != 1 || cmds[0].Description != strings.Repeat("x", 99)+"…" {
+		t.Fatalf("published %+v, want one command with its description cut to 99 characters and an ellipsis", cmds)
 	}
 	f.dispatch("INTERACTION_CREATE", map[string]any{
 		"id": "9001", "application_id": appID, "type": 2, "channel_id": "dm-a", "token": "itok",

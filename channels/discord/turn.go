@@ -16,8 +16,9 @@ import (
 // it for about ten seconds.
 const typingEvery = 8 * time.Second
 
-// Typing shows "typing…" in conversation until the returned stop is called
-// or ctx ends, renewing it every eight seconds. stop is idempotent and
+// Typing implements [channels.TypingIndicator]: it shows "typing…" in
+// conversation until the returned stop is called or ctx ends, renewing it
+// every eight seconds. stop is idempotent and
 // waits for the keep-alive to end. Failures are logged at debug: an
 // indicator is never worth failing a turn over.
 func (d *Discord) Typing(ctx context.Context, conversation string) (stop func()) {
@@ -48,13 +49,13 @@ func (d *Discord) Typing(ctx context.Context, conversation string) (stop func())
 }
 
 // Command is one entry of the command menu.
-type Command struct {
-	// Name is the command without its slash: 1-32 lowercase letters,
-	// digits, underscores or hyphens.
-	Name string
-	// Description is shown beside it: 1-100 characters.
-	Description string
-}
+//
+// Deprecated: use [channels.Command]; this is the same type under its old
+// name.
+type Command = channels.Command
+
+// maxDescription is the longest command description Discord takes.
+const maxDescription = 100
 
 var reCommand = lazyRE(`^[a-z0-9_-]{1,32}$`)
 
@@ -63,24 +64,26 @@ var reCommand = lazyRE(`^[a-z0-9_-]{1,32}$`)
 // "gpt-5".
 const argsOption = "args"
 
-// SetCommands publishes menu as the bot's global application commands, so
-// Discord lists them under "/". The whole list is checked first; an entry
-// Discord would refuse is an error naming it and nothing is sent. It needs
-// the application id, which arrives with the gateway's READY: call it once
-// Start has connected, or it returns an error saying so.
-func (d *Discord) SetCommands(ctx context.Context, menu []Command) error {
+// SetCommands implements [channels.CommandMenu]: it publishes menu as the
+// bot's global application commands, so Discord lists them under "/". The
+// whole list is checked first; a name Discord would refuse (1-32 lowercase
+// letters, digits, _ or -) or an empty description is an error naming it,
+// and nothing is sent. A description over 100 characters is shortened to
+// fit, ending with "…". Publishing needs the application id, which
+// arrives with the gateway's READY: before that the menu is kept and
+// published once the gateway connects (a failure then is logged).
+func (d *Discord) SetCommands(ctx context.Context, menu []channels.Command) error {
 	cmds := make([]*discordgo.ApplicationCommand, 0, len(menu))
 	for i, c := range menu {
 		if !reCommand().MatchString(c.Name) {
 			return fmt.Errorf("discord: command %d %q must be 1-32 lowercase letters, digits, _ or -", i, c.Name)
 		}
-		n := len([]rune(c.Description))
-		if n < 1 || n > 100 {
-			return fmt.Errorf("discord: command %q needs a description of 1-100 characters (has %d)", c.Name, n)
+		if strings.TrimSpace(c.Description) == "" {
+			return fmt.Errorf("discord: command %q needs a description", c.Name)
 		}
 		cmds = append(cmds, &discordgo.ApplicationCommand{
 			Name:        c.Name,
-			Description: c.Description,
+			Description: shorten(c.Description, maxDescription),
 			Options: []*discordgo.ApplicationCommandOption{{
 				Type: discordgo.ApplicationCommandOptionString, Name: argsOption,
 				Description: "arguments, as you would type them after the command",
@@ -89,14 +92,57 @@ func (d *Discord) SetCommands(ctx context.Context, menu []Command) error {
 	}
 	d.mu.Lock()
 	app := d.appID
+	if app == "" {
+		d.menu = &keptMenu{cmds: cmds}
+	}
 	d.mu.Unlock()
 	if app == "" {
-		return fmt.Errorf("discord: the application id is not known yet: call SetCommands after the gateway connected")
+		return nil
 	}
+	return d.publish(ctx, app, cmds)
+}
+
+// publish overwrites the application's global commands with cmds.
+func (d *Discord) publish(ctx context.Context, app string, cmds []*discordgo.ApplicationCommand) error {
 	if _, err := d.s.ApplicationCommandBulkOverwrite(app, "", cmds, discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("discord: publish commands: %s", d.scrub(err))
 	}
 	return nil
+}
+
+// publishPending publishes a menu SetCommands kept before the application
+// id was known. It runs when READY arrives; a failure keeps the menu for
+// the next READY.
+func (d *Discord) publishPending(ctx context.Context) {
+	d.mu.Lock()
+	app, kept := d.appID, d.menu
+	d.mu.Unlock()
+	if app == "" || kept == nil {
+		return
+	}
+	if err := d.publish(ctx, app, kept.cmds); err != nil {
+		d.log.Warn("command menu not published", "err", err)
+		return
+	}
+	d.mu.Lock()
+	if d.menu == kept { // not replaced by a newer SetCommands meanwhile
+		d.menu = nil
+	}
+	d.mu.Unlock()
+}
+
+// keptMenu is a menu SetCommands received before it could publish.
+type keptMenu struct {
+	cmds []*discordgo.ApplicationCommand
+}
+
+// shorten returns s cut to at most n runes, ending with "…" when cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // onInteraction turns a slash command into the same text a typed command

@@ -38,50 +38,45 @@ type stopEntry struct {
 type pickerEntry struct {
 	chat    int64
 	title   string
-	choices []Choice
+	choices []channels.Choice
 }
 
 // approvalEntry is an approval prompt waiting for a press.
 type approvalEntry struct {
 	chat      int64
 	requestID string
-	decided   chan Decision
+	decided   chan channels.Decision
 }
 
-// Choice is one button of a picker: Label is shown, Value is the command
-// text a press runs (for example "/model openai/gpt-4o").
-type Choice struct {
-	Label string
-	Value string
-}
+// Choice is one button of a picker.
+//
+// Deprecated: use [channels.Choice]; this is the same type under its old
+// name.
+type Choice = channels.Choice
 
-// Decision is the answer to an approval prompt. The zero value is
-// DecisionDeny, so anything that is not an explicit press is a denial.
-type Decision int
+// Decision is the answer to an approval prompt.
+//
+// Deprecated: use [channels.Decision]; this is the same type under its old
+// name.
+type Decision = channels.Decision
 
-// Decisions an approval prompt can return.
+// The decisions of an approval prompt under their old names.
+//
+// Deprecated: use [channels.DecisionDeny], [channels.DecisionAllow] and
+// [channels.DecisionAllowSession], the same values.
 const (
-	DecisionDeny Decision = iota
-	DecisionAllow
-	DecisionAllowSession
+	DecisionDeny         = channels.DecisionDeny
+	DecisionAllow        = channels.DecisionAllow
+	DecisionAllowSession = channels.DecisionAllowSession
 )
 
-func (d Decision) String() string {
-	switch d {
-	case DecisionAllow:
-		return "allowed"
-	case DecisionAllowSession:
-		return "allowed for this session"
-	}
-	return "denied"
-}
-
-// SendPicker posts title with one inline button per choice (two per row).
+// SendPicker implements [channels.Picker]: it posts title with one inline
+// button per choice (two per row).
 // A press by a sender the allowlist admits is delivered to the sink as if
 // the presser had typed the choice's Value in that chat, and the picker is
 // then edited to show what was chosen. replyTo is an Inbound.MessageID to
 // thread to, or empty.
-func (t *Telegram) SendPicker(ctx context.Context, conversation, title string, choices []Choice, replyTo string) error {
+func (t *Telegram) SendPicker(ctx context.Context, conversation, title string, choices []channels.Choice, replyTo string) error {
 	if len(choices) == 0 {
 		return errors.New("telegram: a picker needs at least one choice")
 	}
@@ -114,16 +109,17 @@ func (t *Telegram) SendPicker(ctx context.Context, conversation, title string, c
 	return nil
 }
 
-// Approve posts prompt with Allow / Deny buttons (and "Allow for session"
-// when offerSession) bound to this chat and requestID, and waits for a
-// press from a sender the allowlist admits. It returns DecisionDeny when
-// ctx ends first (the turn's own timeout bounds the wait), and DecisionDeny
-// with an error when the prompt could not be posted: the gate fails
-// closed.
-func (t *Telegram) Approve(ctx context.Context, conversation, requestID, prompt string, offerSession bool) (Decision, error) {
+// Approve implements [channels.ApprovalPrompter]: it posts prompt with
+// Allow / Deny buttons (and "Allow for session" when offerSession) bound
+// to this chat and requestID, and waits for a press from a sender the
+// allowlist admits. It returns [channels.DecisionDeny] when ctx ends first
+// (the turn's own timeout bounds the wait; the prompt is then edited to
+// say so), and DecisionDeny with an error when the prompt could not be
+// posted: the gate fails closed.
+func (t *Telegram) Approve(ctx context.Context, conversation, requestID, prompt string, offerSession bool) (channels.Decision, error) {
 	chat, thread, err := parseConversation(conversation)
 	if err != nil {
-		return DecisionDeny, err
+		return channels.DecisionDeny, err
 	}
 	tok := newToken()
 	row := []tele.InlineButton{
@@ -133,11 +129,11 @@ func (t *Telegram) Approve(ctx context.Context, conversation, requestID, prompt 
 	if offerSession {
 		row = append(row, tele.InlineButton{Text: "Allow for session", Data: "a:" + tok + ":s"})
 	}
-	e := &approvalEntry{chat: chat, requestID: requestID, decided: make(chan Decision, 1)}
+	e := &approvalEntry{chat: chat, requestID: requestID, decided: make(chan channels.Decision, 1)}
 	t.mu.Lock()
 	if len(t.approvals) >= maxPending {
 		t.mu.Unlock()
-		return DecisionDeny, errors.New("telegram: too many approvals waiting")
+		return channels.DecisionDeny, errors.New("telegram: too many approvals waiting")
 	}
 	t.approvals[tok] = e
 	t.mu.Unlock()
@@ -148,7 +144,7 @@ func (t *Telegram) Approve(ctx context.Context, conversation, requestID, prompt 
 	}()
 	sent, err := t.sendText(ctx, chat, thread, 0, prompt, &tele.ReplyMarkup{InlineKeyboard: [][]tele.InlineButton{row}})
 	if err != nil {
-		return DecisionDeny, err
+		return channels.DecisionDeny, err
 	}
 	select {
 	case d := <-e.decided:
@@ -158,7 +154,7 @@ func (t *Telegram) Approve(ctx context.Context, conversation, requestID, prompt 
 			last := sent[len(sent)-1]
 			t.editPiece(context.WithoutCancel(ctx), chat, last.ID, prompt+"\n\n⛔ Denied: no answer in time.", nil, nil)
 		}
-		return DecisionDeny, nil
+		return channels.DecisionDeny, nil
 	}
 }
 
@@ -242,12 +238,12 @@ func (t *Telegram) handleCallback(ctx context.Context, sink channels.Sink, g gat
 		if e == nil || e.chat != chat {
 			return expired()
 		}
-		d := DecisionDeny
+		d := channels.DecisionDeny
 		switch arg {
 		case "a":
-			d = DecisionAllow
+			d = channels.DecisionAllow
 		case "s":
-			d = DecisionAllowSession
+			d = channels.DecisionAllowSession
 		}
 		e.decided <- d
 		answer(strings.ToUpper(d.String()[:1]) + d.String()[1:])

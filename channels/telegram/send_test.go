@@ -146,13 +146,13 @@ func TestSendRejectsBadConversation(t *testing.T) {
 func TestSetCommands(t *testing.T) {
 	h := newHarness(t, nil, false)
 	ctx := context.Background()
-	if err := h.tg.SetCommands(ctx, []telegram.Command{{Name: "Model", Description: "x"}}); err == nil || !strings.Contains(err.Error(), "Model") {
+	if err := h.tg.SetCommands(ctx, []channels.Command{{Name: "Model", Description: "x"}}); err == nil || !strings.Contains(err.Error(), "Model") {
 		t.Fatalf("SetCommands with an uppercase name = %v, want an error naming it", err)
 	}
 	if n := len(h.fake.callsOf("setMyCommands")); n != 0 {
 		t.Fatalf("an invalid menu was sent")
 	}
-	menu := []telegram.Command{{Name: "new", Description: "Start a new conversation"}, {Name: "model", Description: "Show or switch the model"}}
+	menu := []channels.Command{{Name: "new", Description: "Start a new conversation"}, {Name: "model", Description: "Show or switch the model"}}
 	if err := h.tg.SetCommands(ctx, menu); err != nil {
 		t.Fatal(err)
 	}

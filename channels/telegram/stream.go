@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	tele "gopkg.in/telebot.v3"
+
+	"github.com/joshbot/joshbot/channels"
 )
 
 // editEvery is the least time between two writes of a streamed reply:
@@ -16,24 +18,21 @@ import (
 // read.
 const editEvery = 3 * time.Second
 
-// StreamOptions configures a streamed reply. The zero value streams with
-// no threading and no Stop button.
-type StreamOptions struct {
-	// ReplyTo is the Inbound.MessageID the reply threads to.
-	ReplyTo string
-	// Cancel, when set, puts a ⏹ Stop button on the in-progress message;
-	// a press from the same chat calls it directly on the poller
-	// goroutine. The button is released when the stream finishes. A draft
-	// carries no buttons, so in draft mode no Stop button is shown.
-	Cancel context.CancelFunc
-}
+// StreamOptions configures a streamed reply. In draft mode
+// (Options.StreamDrafts in a private chat) no Stop button is shown: a
+// draft carries no buttons.
+//
+// Deprecated: use [channels.StreamOptions]; this is the same type under its
+// old name.
+type StreamOptions = channels.StreamOptions
 
 // Stream is one reply being written while the agent works: a live status
 // line ("⚙️ shell: go test ./...") and the growing answer, shown by editing
 // one message at most every three seconds, or in private chats with
 // Options.StreamDrafts as a native draft. Finish replaces it with the final
-// answer. Its methods are safe for concurrent use; Finish must be called
-// once, and always releases the Stop button.
+// answer. It implements [channels.Stream]. Its methods are safe for
+// concurrent use; Finish must be called once, and always releases the Stop
+// button.
 type Stream struct {
 	t       *Telegram
 	chat    int64
@@ -54,17 +53,34 @@ type Stream struct {
 	last   time.Time
 }
 
-// NewStream starts a streamed reply in conversation. Nothing is posted
-// until the first Update or Status, except in draft mode, where an empty
-// draft shows Telegram's own "Thinking…" placeholder at once. It does not
-// wait for the network.
-func (t *Telegram) NewStream(ctx context.Context, conversation string, opts *StreamOptions) (*Stream, error) {
+// StartStream implements [channels.Streamer]: it starts a streamed reply
+// in conversation. Nothing is posted until the first Update or Status,
+// except in draft mode, where an empty draft shows Telegram's own
+// "Thinking…" placeholder at once. It does not wait for the network. The
+// returned stream is a [*Stream].
+func (t *Telegram) StartStream(ctx context.Context, conversation string, opts *channels.StreamOptions) (channels.Stream, error) {
+	s, err := t.newStream(ctx, conversation, opts)
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return s, nil
+}
+
+// NewStream is [Telegram.StartStream] returning the concrete [*Stream].
+//
+// Deprecated: use StartStream, the [channels.Streamer] ability; its
+// [channels.Stream] has the same methods.
+func (t *Telegram) NewStream(ctx context.Context, conversation string, opts *channels.StreamOptions) (*Stream, error) {
+	return t.newStream(ctx, conversation, opts)
+}
+
+func (t *Telegram) newStream(ctx context.Context, conversation string, opts *channels.StreamOptions) (*Stream, error) {
 	chat, thread, err := parseConversation(conversation)
 	if err != nil {
 		return nil, err
 	}
 	if opts == nil {
-		opts = &StreamOptions{}
+		opts = &channels.StreamOptions{}
 	}
 	s := &Stream{
 		t: t, chat: chat, thread: thread, replyTo: replyTarget(opts.ReplyTo),

@@ -19,9 +19,10 @@ import (
 const Name = "telegram"
 
 // Telegram is the Telegram adapter: long polling in, Bot API calls out. It
-// implements [channels.Channel] and adds the turn affordances the gateway
-// drives (typing, streamed replies, Stop buttons, pickers, approvals,
-// reactions, the command menu). All methods are safe for concurrent use;
+// implements [channels.Channel] and every optional ability of the contract
+// ([channels.TypingIndicator], [channels.Streamer] with a Stop button,
+// [channels.Picker], [channels.ApprovalPrompter], [channels.CommandMenu]),
+// and sets reactions on its own. All methods are safe for concurrent use;
 // Start must run at most once at a time.
 type Telegram struct {
 	opts   Options
@@ -41,7 +42,16 @@ type Telegram struct {
 	approvals map[string]*approvalEntry
 }
 
-var _ channels.Channel = (*Telegram)(nil)
+// The abilities of the channel contract the adapter has: all of them.
+var (
+	_ channels.Channel          = (*Telegram)(nil)
+	_ channels.TypingIndicator  = (*Telegram)(nil)
+	_ channels.Streamer         = (*Telegram)(nil)
+	_ channels.Picker           = (*Telegram)(nil)
+	_ channels.CommandMenu      = (*Telegram)(nil)
+	_ channels.ApprovalPrompter = (*Telegram)(nil)
+	_ channels.Stream           = (*Stream)(nil)
+)
 
 // clock is the adapter's time source, injectable so throttles, keep-alives
 // and retry waits are tested without sleeping.

@@ -3,10 +3,13 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	tele "gopkg.in/telebot.v3"
+
+	"github.com/joshbot/joshbot/channels"
 )
 
 // Reactions the adapter sets when Options.Reactions is on. 👍 rather than
@@ -20,10 +23,10 @@ const (
 // it for about five seconds.
 const typingEvery = 4 * time.Second
 
-// Typing shows "typing…" in conversation until the returned stop is called
-// or ctx ends, renewing it every four seconds. stop is idempotent and
-// waits for the keep-alive to end, so after it returns no further
-// indicator is sent; Telegram clears the last one when the reply arrives
+// Typing implements [channels.TypingIndicator]: it shows "typing…" in
+// conversation until the returned stop is called or ctx ends, renewing it
+// every four seconds. stop is idempotent and waits for the keep-alive to
+// end, so after it returns no further indicator is sent; Telegram clears the last one when the reply arrives
 // or after five seconds. Failures are logged at debug: an indicator is
 // never worth failing a turn over.
 func (t *Telegram) Typing(ctx context.Context, conversation string) (stop func()) {
@@ -79,33 +82,43 @@ func (t *Telegram) react(ctx context.Context, chat int64, message int, emoji str
 }
 
 // Command is one entry of the bot's command menu.
-type Command struct {
-	// Name is the command without its slash: 1-32 lowercase letters,
-	// digits or underscores.
-	Name string
-	// Description is shown beside it: 1-256 characters.
-	Description string
-}
+//
+// Deprecated: use [channels.Command]; this is the same type under its old
+// name.
+type Command = channels.Command
+
+// maxDescription is the longest command description Telegram shows.
+const maxDescription = 256
 
 var reCommand = lazyRE(`^[a-z0-9_]{1,32}$`)
 
-// SetCommands publishes the command menu Telegram shows under "/". The
-// whole list is checked first; an entry Telegram would refuse is an error
-// naming it, and nothing is sent.
-func (t *Telegram) SetCommands(ctx context.Context, menu []Command) error {
+// SetCommands implements [channels.CommandMenu]: it publishes the command
+// menu Telegram shows under "/". The whole list is checked first; a name
+// Telegram would refuse (1-32 lowercase letters, digits or underscores) or
+// an empty description is an error naming it, and nothing is sent. A
+// description over 256 characters is shortened to fit, ending with "…".
+func (t *Telegram) SetCommands(ctx context.Context, menu []channels.Command) error {
 	cmds := make([]tele.Command, 0, len(menu))
 	for i, c := range menu {
 		if !reCommand().MatchString(c.Name) {
 			return fmt.Errorf("telegram: command %d %q must be 1-32 lowercase letters, digits or underscores", i, c.Name)
 		}
-		n := len([]rune(c.Description))
-		if n < 1 || n > 256 {
-			return fmt.Errorf("telegram: command %q needs a description of 1-256 characters (has %d)", c.Name, n)
+		if strings.TrimSpace(c.Description) == "" {
+			return fmt.Errorf("telegram: command %q needs a description", c.Name)
 		}
-		cmds = append(cmds, tele.Command{Text: c.Name, Description: c.Description})
+		cmds = append(cmds, tele.Command{Text: c.Name, Description: shorten(c.Description, maxDescription)})
 	}
 	if err := t.call(ctx, func() error { return t.bot.SetCommands(cmds) }); err != nil {
 		return fmt.Errorf("telegram: setMyCommands: %s", t.scrub(err))
 	}
 	return nil
+}
+
+// shorten returns s cut to at most n runes, ending with "…" when cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

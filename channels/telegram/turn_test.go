@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/telegram"
 )
 
@@ -102,7 +103,7 @@ func TestStreamEditsAtMostEveryThreeSeconds(t *testing.T) {
 	clk := newManualClock()
 	h.tg.SetClock(clk.now, clk.after)
 	ctx := context.Background()
-	s, err := h.tg.NewStream(ctx, "42", &telegram.StreamOptions{ReplyTo: "5:31", Cancel: func() {}})
+	s, err := h.tg.StartStream(ctx, "42", &channels.StreamOptions{ReplyTo: "5:31", Cancel: func() {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestStreamEditsAtMostEveryThreeSeconds(t *testing.T) {
 func TestStreamFinishSplitsLongAnswers(t *testing.T) {
 	h := newHarness(t, nil, false)
 	ctx := context.Background()
-	s, _ := h.tg.NewStream(ctx, "42", nil)
+	s, _ := h.tg.StartStream(ctx, "42", nil)
 	s.Status("working")
 	waitFor(t, "status", func() bool { return len(h.fake.callsOf("sendMessage")) == 1 })
 	answer := strings.Repeat("word ", 2000) // 10,000 characters
@@ -167,7 +168,7 @@ func TestStreamFinishSplitsLongAnswers(t *testing.T) {
 func TestStopButtonCancelsFromItsChatOnly(t *testing.T) {
 	h := newHarness(t, nil, true)
 	var cancelled atomic.Int32
-	s, _ := h.tg.NewStream(context.Background(), "42", &telegram.StreamOptions{Cancel: func() { cancelled.Add(1) }})
+	s, _ := h.tg.StartStream(context.Background(), "42", &channels.StreamOptions{Cancel: func() { cancelled.Add(1) }})
 	s.Status("thinking")
 	waitFor(t, "status", func() bool { return len(h.fake.callsOf("sendMessage")) == 1 })
 	data := buttons(t, h.fake.callsOf("sendMessage")[0])["⏹ Stop"]
@@ -195,7 +196,7 @@ func TestStopButtonCancelsFromItsChatOnly(t *testing.T) {
 
 func TestPickerPressDeliversTheCommand(t *testing.T) {
 	h := newHarness(t, nil, true)
-	err := h.tg.SendPicker(context.Background(), "42", "Choose a model", []telegram.Choice{
+	err := h.tg.SendPicker(context.Background(), "42", "Choose a model", []channels.Choice{
 		{Label: "GPT", Value: "/model openai/gpt-4o"}, {Label: "Claude", Value: "/model anthropic/claude"},
 	}, "3:30")
 	if err != nil {
@@ -226,19 +227,19 @@ func TestApproval(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		button string // "" = no press: the context times out
-		want   telegram.Decision
+		want   channels.Decision
 	}{
-		{"allow", "✅ Allow", telegram.DecisionAllow},
-		{"deny", "⛔ Deny", telegram.DecisionDeny},
-		{"session", "Allow for session", telegram.DecisionAllowSession},
-		{"timeout", "", telegram.DecisionDeny},
+		{"allow", "✅ Allow", channels.DecisionAllow},
+		{"deny", "⛔ Deny", channels.DecisionDeny},
+		{"session", "Allow for session", channels.DecisionAllowSession},
+		{"timeout", "", channels.DecisionDeny},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, nil, true)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			type result struct {
-				d   telegram.Decision
+				d   channels.Decision
 				err error
 			}
 			res := make(chan result, 1)
@@ -274,7 +275,7 @@ func TestApprovalFailsClosedWhenThePromptCannotBePosted(t *testing.T) {
 		return http.StatusForbidden, `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`
 	}
 	d, err := h.tg.Approve(context.Background(), "42", "r", "ok?", false)
-	if err == nil || d != telegram.DecisionDeny {
+	if err == nil || d != channels.DecisionDeny {
 		t.Fatalf("Approve = %v, %v; want deny with an error", d, err)
 	}
 }
@@ -282,7 +283,7 @@ func TestApprovalFailsClosedWhenThePromptCannotBePosted(t *testing.T) {
 func TestDraftsInPrivateChats(t *testing.T) {
 	h := newHarness(t, &telegram.Options{StreamDrafts: true}, false)
 	ctx := context.Background()
-	s, _ := h.tg.NewStream(ctx, "42", &telegram.StreamOptions{ReplyTo: "1:9"})
+	s, _ := h.tg.StartStream(ctx, "42", &channels.StreamOptions{ReplyTo: "1:9"})
 	s.Update("Hi")
 	waitFor(t, "drafts", func() bool { return len(h.fake.callsOf("sendMessageDraft")) == 2 })
 	if err := s.Finish(ctx, "Hi there"); err != nil {
@@ -310,7 +311,7 @@ func TestDraftRefusalFallsBackToEdits(t *testing.T) {
 		return 0, ""
 	}
 	ctx := context.Background()
-	s, _ := h.tg.NewStream(ctx, "42", nil)
+	s, _ := h.tg.StartStream(ctx, "42", nil)
 	s.Update("partial")
 	waitFor(t, "live message", func() bool { return len(h.fake.callsOf("sendMessage")) == 1 })
 	if err := s.Finish(ctx, "final"); err != nil {
@@ -324,7 +325,7 @@ func TestDraftRefusalFallsBackToEdits(t *testing.T) {
 	}
 
 	// Groups never use drafts.
-	g, _ := h.tg.NewStream(ctx, "-100", nil)
+	g, _ := h.tg.StartStream(ctx, "-100", nil)
 	g.Update("x")
 	waitFor(t, "group message", func() bool { return len(h.fake.callsOf("sendMessage")) == 2 })
 	g.Finish(ctx, "y")
@@ -384,7 +385,7 @@ func TestStreamFinishPostsAnewWhenTheLiveMessageIsGone(t *testing.T) {
 		return 0, ""
 	}
 	ctx := context.Background()
-	s, _ := h.tg.NewStream(ctx, "42", &telegram.StreamOptions{ReplyTo: "2:20"})
+	s, _ := h.tg.StartStream(ctx, "42", &channels.StreamOptions{ReplyTo: "2:20"})
 	s.Status("working")
 	waitFor(t, "status", func() bool { return len(h.fake.callsOf("sendMessage")) == 1 })
 	if err := s.Finish(ctx, "the answer"); err != nil {

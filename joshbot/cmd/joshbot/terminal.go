@@ -170,10 +170,18 @@ func (a *app) interactiveTerminal(ctx context.Context, rt *runtime.Runtime, sess
 		streamed, midLine := false, false
 		if rt.Config.Agents.Defaults.Streaming {
 			turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
-				if ev.Delta != "" {
+				delta := ev.Delta
+				switch {
+				case ev.Notice != "":
+					delta = ev.Notice + "\n"
+				case ev.Err != nil:
+					// Text already shown stays; the break is reported under it.
+					delta = "\n[stream error: " + oneLine(ev.Err.Error()) + "]"
+				}
+				if delta != "" {
 					streamed = true
-					io.WriteString(out, ev.Delta)
-					midLine = !strings.HasSuffix(ev.Delta, "\n")
+					io.WriteString(out, delta)
+					midLine = !strings.HasSuffix(delta, "\n")
 				}
 				if ev.Done && streamed && midLine {
 					io.WriteString(out, "\n")

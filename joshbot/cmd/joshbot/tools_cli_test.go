@@ -121,6 +121,9 @@ func TestPipedOneShotDeniesApproval(t *testing.T) {
 	if !strings.Contains(res, "no human approver") || strings.Contains(res, "present.txt") {
 		t.Fatalf("piped run was not denied: %q", res)
 	}
+	if !strings.Contains(res, "tools.shell_approval") || strings.Contains(res, "ShellOptions") {
+		t.Fatalf("the refusal does not name the config key: %q", res)
+	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("the denial waited")
 	}
@@ -146,6 +149,43 @@ func TestSandboxWorkspaceUnsupportedIsStartupError(t *testing.T) {
 	}
 }
 
+// TestLibraryRefusalsNameConfigKeys: the sandbox words its refusals in
+// its API's names (Policy.AllowNetwork, ScreenOptions.Allow); the binary
+// tells its user the config key instead.
+func TestLibraryRefusalsNameConfigKeys(t *testing.T) {
+	clearProviderEnv(t)
+	t.Run("network undeniable", func(t *testing.T) {
+		undeniable := func(a *app) {
+			a.runtimeSeams = func(o *runtime.Options) {
+				o.NewSandbox = func(*sandbox.Policy, *sandbox.Options) (*sandbox.Sandbox, error) {
+					return nil, fmt.Errorf("%w: %w: Policy.AllowNetwork", sandbox.ErrUnsupported, sandbox.ErrNetworkUndeniable)
+				}
+			}
+		}
+		srv := providertest.NewServer(t)
+		cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellSandbox: "workspace"})
+		r := runCLIWith(t, undeniable, "", "--config", cfgPath, "agent", "-m", "hi")
+		if r.code == 0 || !strings.Contains(r.stderr, "tools.shell_sandbox_allow_network") || strings.Contains(r.stderr, "Policy.") {
+			t.Fatalf("want a startup error naming tools.shell_sandbox_allow_network, got %+v", r)
+		}
+	})
+	t.Run("not on the allowlist", func(t *testing.T) {
+		srv := providertest.NewServer(t)
+		cfgPath, _ := toolsConfig(t, srv, config.Tools{ShellSandbox: "off", ShellScreening: "allowlist"})
+		srv.Enqueue(
+			providertest.ToolCalls(providertest.Call("shell", `{"command":"make build"}`)),
+			providertest.Text("ok"),
+		)
+		if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "build it"); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		res := lastToolResult(t, srv, 1)
+		if !strings.Contains(res, `"make" is not on the allowlist (tools.shell_allow)`) || strings.Contains(res, "ScreenOptions") {
+			t.Fatalf("refusal = %q, want it to name tools.shell_allow", res)
+		}
+	})
+}
+
 // TestSandboxedShellThroughCLI runs a confined command end to end on this
 // kernel: the binary (here the test binary) re-executes itself as the
 // Landlock helper.
@@ -167,7 +207,8 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if res := lastToolResult(t, srv, 1); res != "exit code: 0\nmade\n" {
+	// Shell output reaches the model fenced as untrusted text.
+	if res := lastToolResult(t, srv, 1); !strings.HasPrefix(res, "exit code: 0\n<tool_output ") || !strings.Contains(res, "\">\nmade\n</tool_output>") {
 		t.Fatalf("write inside: %q", res)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "made\n" {

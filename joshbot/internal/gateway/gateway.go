@@ -285,10 +285,15 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch liveChan
 	var text strings.Builder
 	if rt.Config.Agents.Defaults.Streaming {
 		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
-			if ev.Delta != "" {
+			switch {
+			case ev.Notice != "":
+				text.WriteString(ev.Notice + "\n")
+			case ev.Delta != "":
 				text.WriteString(ev.Delta)
-				stream.Update(text.String())
+			default:
+				return
 			}
+			stream.Update(text.String())
 		})
 	}
 	res, err := rt.Agent.Process(turnCtx, req)
@@ -299,6 +304,9 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch liveChan
 		final = strings.TrimSpace(text.String() + "\n\n⏹ Stopped.")
 	case res != nil:
 		final = res.Text
+		if res.Interrupted != nil {
+			final += "\n\n⚠️ The answer was cut off: " + res.Interrupted.Error()
+		}
 	}
 	if err != nil {
 		g.log.Warn("turn failed", "channel", inb.Channel, "err", err)

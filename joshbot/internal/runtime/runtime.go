@@ -261,6 +261,9 @@ func openMemory(cfg *config.Config, home, ws string) (*memory.Store, *memory.Lon
 	// filesystem tools can read, so one conversation cannot read another's.
 	lt, err := memory.OpenLongTerm(ws, &memory.LongTermOptions{
 		MaxBytes: d.MemoryMaxBytes, DreamMode: d.DreamMode, SessionDir: filepath.Join(home, "memory"),
+		// The lock stays out of the workspace, where a shell command could
+		// hold it and stall every later turn.
+		LockDir: filepath.Join(home, "memory"),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -33,6 +36,10 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, w
 			ReadWrite:    cacheDirs(),
 			AllowNetwork: tc.ShellSandboxAllowNetwork,
 		}, nil)
+		if errors.Is(err, sandbox.ErrNetworkUndeniable) {
+			return nil, errors.New("tools.shell_sandbox is \"workspace\", but this system's sandbox cannot deny network access (Landlock ABI 4 or later is needed); " +
+				"set tools.shell_sandbox_allow_network to true to accept that, or tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("tools.shell_sandbox is \"workspace\", but %w; set tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined", err)
 		}
@@ -65,7 +72,7 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, w
 	if err != nil {
 		return nil, fmt.Errorf("shell tool: %w", err)
 	}
-	if err := reg.Register(shell); err != nil {
+	if err := reg.Register(shellKeys{shell}); err != nil {
 		return nil, fmt.Errorf("shell tool: %w", err)
 	}
 	closeJobs = func() { shell.Close() }
@@ -139,3 +146,23 @@ func cacheDirs() []string {
 }
 
 func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }
+
+// shellKeys names joshbot's config keys in the shell tool's refusals, which
+// the sandbox and tools modules word in terms of their own APIs.
+type shellKeys struct{ *tools.Shell }
+
+// Execute runs the shell tool and rewords a refusal that a config key
+// would change.
+func (s shellKeys) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+	out, err := s.Shell.Execute(ctx, args)
+	var na *sandbox.NotAllowedError
+	switch {
+	case errors.As(err, &na) && na.Via != "":
+		err = fmt.Errorf("%s: %w: %q (run through %q) is not on the allowlist (tools.shell_allow)", s.Name(), sandbox.ErrRefused, na.Program, na.Via)
+	case errors.As(err, &na):
+		err = fmt.Errorf("%s: %w: %q is not on the allowlist (tools.shell_allow)", s.Name(), sandbox.ErrRefused, na.Program)
+	case errors.Is(err, sandbox.ErrNoApprover):
+		err = fmt.Errorf("%s: not run: %w; tools.shell_approval requires a human to approve each command", s.Name(), sandbox.ErrNoApprover)
+	}
+	return out, err
+}

@@ -158,37 +158,31 @@ type agentAdapter struct {
 	provider string
 }
 
-// streamErrorMarker starts the delta with which the agent marks a stream
-// that died after some of the answer was shown.
-const streamErrorMarker = "\n[stream error: "
-
 // Turn implements apiserver.Agent.
 func (ad *agentAdapter) Turn(ctx context.Context, req apiserver.TurnRequest, emit func(apiserver.Event)) (*apiserver.TurnResult, error) {
-	var streamDied string
+	var streamDied error
 	if emit != nil {
 		ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
-			if ev.Delta == "" {
-				return
+			switch {
+			case ev.Err != nil:
+				// The agent keeps text already shown when a stream dies
+				// mid-answer and ends the turn; an API client needs the
+				// failure as a failure, reported in the stream.
+				streamDied = ev.Err
+			case ev.Notice != "":
+				emit(apiserver.Event{Delta: ev.Notice + "\n"})
+			case ev.Delta != "":
+				emit(apiserver.Event{Delta: ev.Delta})
 			}
-			// The agent keeps text already shown when a stream dies
-			// mid-answer and marks the break with this documented marker,
-			// sent as a delta of its own, and ends the turn. On a terminal
-			// the marker is the report; an API client needs the failure as
-			// a failure, so it is held back and reported in the stream.
-			if marker, ok := strings.CutPrefix(ev.Delta, streamErrorMarker); ok {
-				streamDied = strings.TrimSuffix(marker, "]")
-				return
-			}
-			emit(apiserver.Event{Delta: ev.Delta})
 		})
 		ctx = runtime.WithProgress(ctx, func(tool, detail string) {
 			emit(apiserver.Event{Progress: &apiserver.Progress{Tool: tool, Detail: detail}})
 		})
 	}
 	reply, err := ad.agent.Process(ctx, agent.Request{SessionKey: req.SessionKey, Text: req.Text, Channel: "api", ChatID: req.User})
-	if err == nil && streamDied != "" {
+	if err == nil && streamDied != nil {
 		return nil, &apiserver.Error{Status: http.StatusBadGateway,
-			Message: fmt.Sprintf("LLM provider %s: the stream ended unexpectedly mid-answer", ad.provider), Err: errors.New(streamDied)}
+			Message: fmt.Sprintf("LLM provider %s: the stream ended unexpectedly mid-answer", ad.provider), Err: streamDied}
 	}
 	if err != nil {
 		if errors.Is(err, agent.ErrIterationLimit) && reply != nil {
@@ -211,6 +205,7 @@ func usage(u providers.Usage) apiserver.Usage {
 func (ad *agentAdapter) publicError(err error) error {
 	var apiErr *providers.APIError
 	var netErr net.Error
+	var transportErr *providers.TransportError
 	switch {
 	case errors.As(err, &apiErr):
 		return &apiserver.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("LLM provider %s failed: HTTP %d", apiErr.Provider, apiErr.StatusCode), Err: err}
@@ -218,7 +213,7 @@ func (ad *agentAdapter) publicError(err error) error {
 		return &apiserver.Error{Status: http.StatusGatewayTimeout, Message: "the turn ran out of time (agents.defaults.timeout)", Err: err}
 	case errors.Is(err, providers.ErrStreamInterrupted):
 		return &apiserver.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("LLM provider %s: the stream ended unexpectedly", ad.provider), Err: err}
-	case errors.As(err, &netErr), strings.Contains(err.Error(), ad.provider+": request failed"):
+	case errors.As(err, &transportErr), errors.As(err, &netErr):
 		return &apiserver.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("LLM provider %s could not be reached", ad.provider), Err: err}
 	}
 	return &apiserver.Error{Status: http.StatusInternalServerError, Message: "the agent failed; the server log has the details", Err: err}
