@@ -1,17 +1,3 @@
-// Package channeltest is a conformance suite for [channels.Channel]
-// adapters, in the spirit of testing/slogtest: an adapter's own tests
-// implement [Platform] against a fake of their platform and call [Run].
-//
-// The suite checks the contract every adapter promises the gateway:
-//
-//   - a platform message is acknowledged only after Deliver returned nil,
-//     and a Deliver error brings the same message back;
-//   - a message delivered twice runs once through a [channels.Router];
-//   - Send splits text at the platform's limit without losing a character;
-//   - a sender outside the allowlist never reaches the handler;
-//   - a dropped connection is reconnected without Start returning;
-//   - Send is safe while Start runs, and Start returns ctx.Err() when its
-//     context ends.
 package channeltest
 
 import (

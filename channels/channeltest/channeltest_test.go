@@ -59,9 +59,7 @@ func (m *memory) Start(ctx context.Context, sink channels.Sink) error {
 func (m *memory) Send(_ context.Context, conversation string, msg channels.Outbound) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, p := range channels.Chunk(msg.Text, 500) {
-		m.sent[conversation] = append(m.sent[conversation], p)
-	}
+	m.sent[conversation] = append(m.sent[conversation], channels.Chunk(msg.Text, 500)...)
 	return nil
 }
 

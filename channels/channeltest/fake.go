@@ -164,9 +164,10 @@ type StreamRecord struct {
 	Updates []string
 	// Statuses holds every Status line, in order.
 	Statuses []string
-	// Finished reports whether Finish was called; Final is its text.
+	// Finished reports whether Finish was called.
 	Finished bool
-	Final    string
+	// Final is the text of the first Finish.
+	Final string
 
 	s *fakeStream
 }
@@ -200,10 +201,14 @@ type TypingRecord struct {
 
 // PickerRecord is one picker posted with SendPicker.
 type PickerRecord struct {
+	// Conversation is where the picker was posted.
 	Conversation string
-	Title        string
-	Choices      []channels.Choice
-	ReplyTo      string
+	// Title is the text above the buttons.
+	Title string
+	// Choices are the buttons, in order.
+	Choices []channels.Choice
+	// ReplyTo is the message the picker threads to.
+	ReplyTo string
 
 	f *Fake
 }
@@ -233,9 +238,13 @@ func (p PickerRecord) Pick(principal string, i int) error {
 
 // ApprovalRecord is one approval prompt.
 type ApprovalRecord struct {
+	// Conversation is where the prompt was posted.
 	Conversation string
-	RequestID    string
-	Prompt       string
+	// RequestID is the asker's id of the request.
+	RequestID string
+	// Prompt is the question, as the asker wrote it.
+	Prompt string
+	// OfferSession reports whether "allow for session" was offered.
 	OfferSession bool
 	// Answered reports whether [ApprovalRecord.Answer] settled it;
 	// Decision is the answer.

@@ -59,11 +59,6 @@ func TestFakePassesTheConformanceSuite(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Platform { return fakePlatform{channeltest.NewFake()} })
 }
 
-// sinkFunc is a Sink from a function.
-type sinkFunc func(ctx context.Context, inb channels.Inbound) error
-
-func (f sinkFunc) Deliver(ctx context.Context, inb channels.Inbound) error { return f(ctx, inb) }
-
 // run runs f.Start with sink until the test ends, and checks it returned
 // ctx.Err().
 func run(t *testing.T, f *channeltest.Fake, sink channels.Sink) {

@@ -1,5 +1,6 @@
 // Package discord is the Discord adapter of the gateway, built on
-// github.com/bwmarrin/discordgo.
+// github.com/bwmarrin/discordgo. Of the optional abilities of the channel
+// contract it has [channels.TypingIndicator] and [channels.CommandMenu].
 //
 // It holds one outbound gateway websocket (no inbound port, no public URL),
 // normalizes each message into a [channels.Inbound] and hands it to the
@@ -70,8 +71,11 @@
 //
 // # Commands
 //
-// [Discord.SetCommands] publishes the shared command table as global
-// application commands, so "/" in Discord lists them. A slash command is
+// [Discord.SetCommands] ([channels.CommandMenu]) publishes the shared
+// command table as global application commands, so "/" in Discord lists
+// them; a menu set before the gateway connected is published when READY
+// brings the application id, and descriptions over Discord's 100
+// characters are shortened. A slash command is
 // delivered as the text "/name args", exactly what a typed command would
 // be, and answered in the channel like any other message.
 package discord

@@ -96,7 +96,9 @@ var (
 	ErrLinkDisabled = errors.New("slack disabled the Socket Mode link: turn Socket Mode on in the app's settings")
 )
 
-// Slack is the Slack adapter. It implements [channels.Channel]. All methods
+// Slack is the Slack adapter. It implements [channels.Channel] and none of
+// the optional abilities: typing, live replies, pickers and approvals would
+// need Slack APIs (Block Kit interactivity) it does not use yet. All methods
 // are safe for concurrent use; Start must run at most once at a time.
 type Slack struct {
 	opts Options

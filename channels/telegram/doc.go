@@ -34,14 +34,20 @@
 //
 // # Turn affordances
 //
-// The gateway drives one turn with [Telegram.Typing] (kept alive every four
-// seconds, always stopped), [Telegram.NewStream] (a live status line and a
-// growing answer edited at most every three seconds, or a native draft in
+// The adapter has every optional ability of the channel contract. The
+// gateway drives one turn with [Telegram.Typing] (kept alive every four
+// seconds, always stopped), [Telegram.StartStream] (a live status line and
+// a growing answer edited at most every three seconds, or a native draft in
 // private chats with Options.StreamDrafts, with a ⏹ Stop button that
 // cancels the turn from the poller goroutine), [Telegram.SendPicker]
 // (inline keyboards whose press is delivered as the command text),
 // [Telegram.Approve] (Allow / Deny buttons bound to the chat and request)
-// and [Telegram.SetCommands] (the command menu). Reactions (👀 on accept,
+// and [Telegram.SetCommands] (the command menu). The types they take are
+// the channels package's; the old names here (Choice, Command, Decision,
+// StreamOptions) are deprecated aliases of them.
+//
+// Package telegramtest runs the telegram-test-api emulator these tests,
+// and the gateway's, drive end to end. Reactions (👀 on accept,
 // 👍 on reply) are set automatically when Options.Reactions is on.
 //
 // # Media
