@@ -37,15 +37,6 @@ var binaryAllowed = map[string][]string{
 // file may import them.
 var adapters = []string{"channels/telegram", "channels/discord", "channels/slack", "channels/webhook"}
 
-// gatewayCoreExceptions are the gateway core's files that still name an
-// adapter's types, because the channels contract does not carry the
-// ability yet (streaming, approvals, menus and pickers arrive with it).
-// The list only shrinks.
-var gatewayCoreExceptions = map[string]bool{
-	"gateway.go": true,
-	"menus.go":   true,
-}
-
 // allowedInBinary reports why file (in package pkg, relative to the joshbot
 // module) may not import path, or nil.
 func allowedInBinary(pkg, file, path string) error {
@@ -70,7 +61,7 @@ func allowedInBinary(pkg, file, path string) error {
 	}
 	isAdapter := slices.ContainsFunc(adapters, func(a string) bool { return rest == a || strings.HasPrefix(rest, a+"/") })
 	switch {
-	case isAdapter && pkg == "internal/gateway" && (file == "surface.go" || gatewayCoreExceptions[file]):
+	case isAdapter && pkg == "internal/gateway" && file == "surface.go":
 		return nil
 	case isAdapter:
 		return fmt.Errorf("imports the channel adapter %s: only internal/gateway/surface.go may (joshbot/doc.go)", path)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
@@ -66,16 +65,11 @@ func TestGatewayCarriesPhotoFromChannelToModel(t *testing.T) {
 			att.Path = tt.path(att.Path)
 			voice := channels.Attachment{Path: att.Path, Kind: channels.KindAudio, Name: "voice.ogg"}
 
-			ch := newFakeChannel()
-			stop := startGateway(t, cfgPath, ch)
-			ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", MessageID: "7", IsDirect: true,
-				Text: "what is this?", Attachments: []channels.Attachment{voice, att}}
-			var got string
-			select {
-			case got = <-ch.got:
-			case <-time.After(10 * time.Second):
-				t.Fatal("no reply")
-			}
+			ch, view := newPlain()
+			stop := startGateway(t, cfgPath, view)
+			ch.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", MessageID: "7", IsDirect: true,
+				Text: "what is this?", Attachments: []channels.Attachment{voice, att}})
+			got := awaitSent(t, ch, 1)[0]
 			logs := stop()
 			for _, want := range tt.wantReply {
 				if !strings.Contains(got, want) {

@@ -14,7 +14,6 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
-	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -131,7 +130,6 @@ func (g *Gateway) Run(ctx context.Context) error {
 	}
 	record, stopHooks := g.gatewayHooks(ctx, rt, b)
 	g.publishMenus(ctx, chans)
-	g.publishDiscordMenus(ctx, chans)
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {
 		byName[ch.Name()] = ch
@@ -154,31 +152,22 @@ func (g *Gateway) Run(ctx context.Context) error {
 			reply(ctx, inb, refusal)
 			return
 		}
-		if live, ok := byName[inb.Channel].(liveChannel); ok {
-			g.liveTurn(ctx, rt, live, inb, req)
+		ch := byName[inb.Channel]
+		if st, ok := ch.(channels.Streamer); ok {
+			g.liveTurn(ctx, rt, ch, st, inb, req)
 			return
 		}
-		if ty, ok := byName[inb.Channel].(typingChannel); ok {
-			stop := ty.Typing(ctx, inb.Conversation)
-			res, err := rt.Agent.Process(ctx, req)
-			stop()
-			if err != nil {
-				g.log.Warn("turn failed", "channel", inb.Channel, "err", err)
-			}
-			if res != nil && res.Text != "" {
-				reply(ctx, inb, res.Text)
-			}
-			g.offerChoices(ctx, byName[inb.Channel], inb, res)
-			return
+		if ty, ok := ch.(channels.TypingIndicator); ok {
+			defer ty.Typing(ctx, inb.Conversation)()
 		}
-		res, err := rt.Agent.Process(ctx, req)
+		res, err := rt.Agent.Process(g.withApprover(ctx, ch, inb, req), req)
 		if err != nil {
 			g.log.Warn("turn failed", "channel", inb.Channel, "err", err)
 		}
 		if res != nil && res.Text != "" {
 			reply(ctx, inb, res.Text)
 		}
-		g.offerChoices(ctx, byName[inb.Channel], inb, res)
+		g.offerChoices(ctx, ch, inb, res)
 	}
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
@@ -218,19 +207,23 @@ func deliverOutbound(ctx context.Context, g *Gateway, ch channels.Channel, out <
 	}
 }
 
-// liveChannel is a channel that can show a turn while it happens: a
-// typing indicator, a reply that grows as the model writes it with a Stop
-// button wired to the turn, and buttons to approve a shell command.
-type liveChannel interface {
-	Typing(ctx context.Context, conversation string) (stop func())
-	NewStream(ctx context.Context, conversation string, opts *telegram.StreamOptions) (*telegram.Stream, error)
-	Approve(ctx context.Context, conversation, requestID, prompt string, offerSession bool) (telegram.Decision, error)
+// withApprover returns ctx with an approver that asks in the turn's own
+// chat, when shell approval is on and ch can ask (a
+// [channels.ApprovalPrompter]); otherwise ctx, where a command that needs
+// approval is refused.
+func (g *Gateway) withApprover(ctx context.Context, ch channels.Channel, inb channels.Inbound, req agent.Request) context.Context {
+	mode := g.rt.Config.Tools.ShellApproval
+	ap, ok := ch.(channels.ApprovalPrompter)
+	if !ok || mode == "" || mode == "off" {
+		return ctx
+	}
+	return sandbox.WithApprover(ctx, g.chatApprover(ap, inb, req.SessionKey))
 }
 
 // chatApprover asks the human in the turn's own chat, with buttons bound to
 // that chat and this request, to approve each shell command. The turn's
 // timeout bounds the wait; no answer is a denial.
-func (g *Gateway) chatApprover(ch liveChannel, inb channels.Inbound, session string) sandbox.Approver {
+func (g *Gateway) chatApprover(ch channels.ApprovalPrompter, inb channels.Inbound, session string) sandbox.Approver {
 	var n atomic.Int64
 	return sandbox.ApproverFunc(func(ctx context.Context, req *sandbox.ApprovalRequest) (sandbox.Decision, error) {
 		if req.SessionAllowed {
@@ -246,28 +239,30 @@ func (g *Gateway) chatApprover(ch liveChannel, inb channels.Inbound, session str
 		id := fmt.Sprintf("%s-%d", inb.MessageID, n.Add(1))
 		d, err := ch.Approve(ctx, inb.Conversation, id, prompt, req.SessionAllowed)
 		switch d {
-		case telegram.DecisionAllowSession:
+		case channels.DecisionAllowSession:
 			if req.SessionAllowed {
 				g.approvals.Store(session, true)
 				return sandbox.AllowSession, err
 			}
 			return sandbox.Allow, err
-		case telegram.DecisionAllow:
+		case channels.DecisionAllow:
 			return sandbox.Allow, err
 		}
 		return sandbox.Deny, err
 	})
 }
 
-// liveTurn runs one turn on a live channel: the answer streams into one
-// message that Finish turns into the final reply, so nothing goes through
-// the bus and nothing is sent twice.
-func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch liveChannel, inb channels.Inbound, req agent.Request) {
-	stopTyping := ch.Typing(ctx, inb.Conversation)
-	defer stopTyping()
+// liveTurn runs one turn on a channel that streams: the answer streams
+// into one message that Finish turns into the final reply, so nothing goes
+// through the bus and nothing is sent twice. A typing indicator shows
+// while it runs where ch has one.
+func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels.Channel, st channels.Streamer, inb channels.Inbound, req agent.Request) {
+	if ty, ok := ch.(channels.TypingIndicator); ok {
+		defer ty.Typing(ctx, inb.Conversation)()
+	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := ch.NewStream(ctx, inb.Conversation, &telegram.StreamOptions{ReplyTo: inb.MessageID, Cancel: cancel})
+	stream, err := st.StartStream(ctx, inb.Conversation, &channels.StreamOptions{ReplyTo: inb.MessageID, Cancel: cancel})
 	if err != nil {
 		g.log.Error("reply stream not started", "channel", inb.Channel, "err", err)
 		return
@@ -279,9 +274,7 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch liveChan
 		}
 		stream.Status(line)
 	})
-	if rt.Config.Tools.ShellApproval != "" && rt.Config.Tools.ShellApproval != "off" {
-		turnCtx = sandbox.WithApprover(turnCtx, g.chatApprover(ch, inb, req.SessionKey))
-	}
+	turnCtx = g.withApprover(turnCtx, ch, inb, req)
 	var text strings.Builder
 	if rt.Config.Agents.Defaults.Streaming {
 		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
@@ -314,7 +307,20 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch liveChan
 	if err := stream.Finish(ctx, final); err != nil {
 		g.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
 	}
-	if ch, ok := ch.(channels.Channel); ok {
-		g.offerChoices(ctx, ch, inb, res)
+	g.offerChoices(ctx, ch, inb, res)
+}
+
+// profileTurn selects inb.Agent for the turn's session with the agent's own
+// /agent command, so a trusted delivery runs under the profile its route
+// names. Only Trusted inbounds carry Agent (the router clears it on the
+// rest).
+func (g *Gateway) profileTurn(ctx context.Context, rt *runtime.Runtime, inb channels.Inbound, req agent.Request) {
+	if !inb.Trusted || inb.Agent == "" {
+		return
+	}
+	sel := req
+	sel.Text = "/agent " + inb.Agent
+	if _, err := rt.Agent.Process(ctx, sel); err != nil {
+		g.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
 	}
 }

@@ -2,51 +2,53 @@ package gateway
 
 import (
 	"bytes"
-	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/channeltest"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
-// fakeChannel is a platform in memory: tests push inbound messages and
-// read what the gateway sent.
-type fakeChannel struct {
-	in   chan channels.Inbound
-	mu   sync.Mutex
-	sent []string
-	got  chan string
+// plain is a fake channel as the gateway sees a platform with no optional
+// ability: it can only send. The gateway's plain path (a reply through
+// the bus and Send) runs for it.
+type plain struct{ channels.Channel }
+
+// newPlain returns a channeltest fake named "telegram" and the plain view
+// of it to give the gateway.
+func newPlain() (*channeltest.Fake, channels.Channel) {
+	f := channeltest.NewFakeNamed("telegram")
+	return f, plain{f}
 }
 
-func newFakeChannel() *fakeChannel {
-	return &fakeChannel{in: make(chan channels.Inbound, 10), got: make(chan string, 10)}
+// awaitSent waits until f was sent n messages and returns each as
+// "conversation: text".
+func awaitSent(t *testing.T, f *channeltest.Fake, n int) []string {
+	t.Helper()
+	rec := f.Await(t, fmt.Sprintf("%d sent messages", n), func(r channeltest.Record) bool { return len(r.Sent) >= n })
+	return sentLines(rec)
 }
 
-func (f *fakeChannel) Name() string { return "telegram" }
-
-func (f *fakeChannel) Start(ctx context.Context, sink channels.Sink) error {
-	for {
-		select {
-		case inb := <-f.in:
-			for sink.Deliver(ctx, inb) != nil {
-				time.Sleep(time.Millisecond)
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+// sentLines is every message in rec as "conversation: text".
+func sentLines(rec channeltest.Record) []string {
+	var out []string
+	for _, s := range rec.Sent {
+		out = append(out, s.Conversation+": "+s.Message.Text)
 	}
+	return out
 }
 
-func (f *fakeChannel) Send(_ context.Context, conversation string, msg channels.Outbound) error {
-	f.mu.Lock()
-	f.sent = append(f.sent, conversation+": "+msg.Text)
-	f.mu.Unlock()
-	f.got <- msg.Text
-	return nil
+// awaitDelivered waits until the router accepted n injected messages
+// (redeliveries included: the router acknowledges a duplicate and drops
+// it).
+func awaitDelivered(t *testing.T, f *channeltest.Fake, n int) {
+	t.Helper()
+	f.Await(t, fmt.Sprintf("%d delivered messages", n), func(r channeltest.Record) bool { return len(r.Delivered) >= n })
 }
 
 func gatewayConfig(t *testing.T, srv *providertest.Server, allow ...string) string {
@@ -63,7 +65,7 @@ func gatewayConfig(t *testing.T, srv *providertest.Server, allow ...string) stri
 	return p
 }
 
-func startGateway(t *testing.T, cfgPath string, ch *fakeChannel) (stop func() string) {
+func startGateway(t *testing.T, cfgPath string, ch channels.Channel) (stop func() string) {
 	t.Helper()
 	var logs bytes.Buffer
 	return runGateway(t, cfgPath, &logs, ch)
@@ -85,38 +87,35 @@ func TestGatewayAnswersAllowedSenderOnceAcrossRestart(t *testing.T) {
 	srv := providertest.NewServer(t)
 	srv.Enqueue(providertest.Text("Hello, 42."))
 	cfgPath := gatewayConfig(t, srv, "42")
-	ch := newFakeChannel()
-	stop := startGateway(t, cfgPath, ch)
+	ch, view := newPlain()
+	stop := startGateway(t, cfgPath, view)
 
 	msg := channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "hi", MessageID: "1001", IsDirect: true}
 	stranger := channels.Inbound{Channel: "telegram", Conversation: "9", Principal: "9", Text: "let me in", MessageID: "1002", IsDirect: true}
-	ch.in <- stranger
-	ch.in <- msg
-	select {
-	case got := <-ch.got:
-		if got != "Hello, 42." {
-			t.Fatalf("reply = %q", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no reply")
+	ch.Inject(stranger)
+	ch.Inject(msg)
+	if got := awaitSent(t, ch, 1); got[0] != "42: Hello, 42." {
+		t.Fatalf("reply = %q", got)
 	}
-	ch.in <- msg // a redelivery
+	ch.Inject(msg) // a redelivery
+	awaitDelivered(t, ch, 3)
 	time.Sleep(100 * time.Millisecond)
 	logs := stop()
 	if !strings.Contains(logs, "allow_from") {
 		t.Errorf("the refused sender was not logged with the config key:\n%s", logs)
 	}
 
-	ch2 := newFakeChannel()
-	stop = startGateway(t, cfgPath, ch2)
-	ch2.in <- msg // redelivered after a restart
+	ch2, view2 := newPlain()
+	stop = startGateway(t, cfgPath, view2)
+	ch2.Inject(msg) // redelivered after a restart
+	awaitDelivered(t, ch2, 1)
 	time.Sleep(200 * time.Millisecond)
 	stop()
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("provider asked %d times, want exactly once", n)
 	}
-	if len(ch.sent)+len(ch2.sent) != 1 {
-		t.Fatalf("sent %q and %q, want one reply in all", ch.sent, ch2.sent)
+	if a, b := sentLines(ch.Record()), sentLines(ch2.Record()); len(a)+len(b) != 1 {
+		t.Fatalf("sent %q and %q, want one reply in all", a, b)
 	}
 	for _, r := range srv.Requests() {
 		for _, m := range r.Messages {
@@ -130,9 +129,10 @@ func TestGatewayAnswersAllowedSenderOnceAcrossRestart(t *testing.T) {
 func TestGatewayWarnsAboutEmptyAllowlist(t *testing.T) {
 	clearProviderEnv(t)
 	srv := providertest.NewServer(t)
-	ch := newFakeChannel()
-	stop := startGateway(t, gatewayConfig(t, srv), ch)
-	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "1", Principal: "1", Text: "x", MessageID: "1", IsDirect: true}
+	ch, view := newPlain()
+	stop := startGateway(t, gatewayConfig(t, srv), view)
+	ch.Inject(channels.Inbound{Channel: "telegram", Conversation: "1", Principal: "1", Text: "x", MessageID: "1", IsDirect: true})
+	awaitDelivered(t, ch, 1)
 	time.Sleep(100 * time.Millisecond)
 	logs := stop()
 	if !strings.Contains(logs, "channels.telegram.allow_from is empty") {
@@ -169,15 +169,11 @@ func TestGatewayStopAbandonsASlowLearningStep(t *testing.T) {
 	if err := config.Save(cfgPath, cfg); err != nil {
 		t.Fatal(err)
 	}
-	ch := newFakeChannel()
-	stop := startGateway(t, cfgPath, ch) // grace: one second
+	ch, view := newPlain()
+	stop := startGateway(t, cfgPath, view) // grace: one second
 
-	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "hi", MessageID: "7", IsDirect: true}
-	select {
-	case <-ch.got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no reply")
-	}
+	ch.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "hi", MessageID: "7", IsDirect: true})
+	awaitSent(t, ch, 1)
 	select {
 	case <-learning:
 	case <-time.After(10 * time.Second):

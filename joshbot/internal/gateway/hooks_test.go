@@ -24,36 +24,20 @@ func TestGatewayCarriesMessagesScheduledJobsAndLastChat(t *testing.T) {
 		Next: time.Now().Add(-time.Minute), Created: time.Now().Add(-time.Hour)}})
 	os.WriteFile(filepath.Join(home, runtime.CronFile), due, 0o600)
 	srv.Enqueue(providertest.Text("Time to call mom."))
-	ch := newFakeChannel()
-	stop := startGateway(t, cfgPath, ch)
-	select {
-	case got := <-ch.got:
-		if got != "Time to call mom." {
-			t.Fatalf("scheduled reply = %q", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the scheduled job did not fire")
+	ch, view := newPlain()
+	stop := startGateway(t, cfgPath, view)
+	if got := awaitSent(t, ch, 1); got[0] != "7: Time to call mom." {
+		t.Fatalf("scheduled reply = %q", got)
 	}
 
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("message", `{"text":"working on it"}`)),
 		providertest.Text("Done."),
 	)
-	ch.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "do it", MessageID: "5", IsDirect: true}
-	for _, want := range []string{"working on it", "Done."} {
-		select {
-		case got := <-ch.got:
-			if got != want {
-				t.Fatalf("got %q, want %q", got, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %q", want)
-		}
-	}
+	ch.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "do it", MessageID: "5", IsDirect: true})
+	awaitSent(t, ch, 3)
 	stop()
-	ch.mu.Lock()
-	sent := strings.Join(ch.sent, "|")
-	ch.mu.Unlock()
+	sent := strings.Join(sentLines(ch.Record()), "|")
 	if sent != "7: Time to call mom.|42: working on it|42: Done." {
 		t.Fatalf("sent = %s", sent)
 	}

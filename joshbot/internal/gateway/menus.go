@@ -6,30 +6,20 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/commands"
 	"github.com/joshbot/joshbot/channels"
-	"github.com/joshbot/joshbot/channels/telegram"
 )
 
-// menuChannel is a channel that shows a command menu (Telegram's "/" list).
-type menuChannel interface {
-	SetCommands(ctx context.Context, menu []telegram.Command) error
-}
-
-// pickerChannel is a channel that can offer choices as buttons.
-type pickerChannel interface {
-	SendPicker(ctx context.Context, conversation, title string, choices []telegram.Choice, replyTo string) error
-}
-
 // publishMenus gives every channel with a command menu the one command
-// table, so the menu lists exactly what the agent answers. Best effort: a
+// table, so the menu lists exactly what the agent answers (an adapter that
+// can publish only once connected keeps it until then). Best effort: a
 // channel that refuses keeps working without a menu.
 func (g *Gateway) publishMenus(ctx context.Context, chans []channels.Channel) {
 	all := commands.All()
-	menu := make([]telegram.Command, len(all))
+	menu := make([]channels.Command, len(all))
 	for i, c := range all {
-		menu[i] = telegram.Command{Name: c.Name, Description: c.Summary}
+		menu[i] = channels.Command{Name: c.Name, Description: c.Summary}
 	}
 	for _, ch := range chans {
-		if m, ok := ch.(menuChannel); ok {
+		if m, ok := ch.(channels.CommandMenu); ok {
 			if err := m.SetCommands(ctx, menu); err != nil {
 				g.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
 			}
@@ -44,17 +34,17 @@ func (g *Gateway) offerChoices(ctx context.Context, ch channels.Channel, inb cha
 	if res == nil || len(res.Choices) == 0 {
 		return
 	}
-	p, ok := ch.(pickerChannel)
+	p, ok := ch.(channels.Picker)
 	if !ok {
 		return
 	}
-	choices := make([]telegram.Choice, len(res.Choices))
+	choices := make([]channels.Choice, len(res.Choices))
 	for i, c := range res.Choices {
 		label := c.Label
 		if c.Current {
 			label = "✓ " + label
 		}
-		choices[i] = telegram.Choice{Label: label, Value: c.Command}
+		choices[i] = channels.Choice{Label: label, Value: c.Command}
 	}
 	if err := p.SendPicker(ctx, inb.Conversation, "Tap to switch:", choices, inb.MessageID); err != nil {
 		g.log.Warn("choices not offered as buttons", "channel", inb.Channel, "err", err)

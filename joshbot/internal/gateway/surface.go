@@ -1,13 +1,9 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
-	"github.com/joshbot/joshbot/agent"
-	"github.com/joshbot/joshbot/agent/commands"
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/discord"
 	"github.com/joshbot/joshbot/channels/slack"
@@ -140,65 +136,4 @@ func chatNames(names []string) []string {
 		}
 	}
 	return out
-}
-
-// typingChannel shows a typing indicator for a turn (Discord).
-type typingChannel interface {
-	Typing(ctx context.Context, conversation string) (stop func())
-}
-
-// discordMenu is a channel whose command menu is Discord's application
-// commands.
-type discordMenu interface {
-	SetCommands(ctx context.Context, menu []discord.Command) error
-}
-
-// publishDiscordMenus publishes the shared command table on Discord once
-// the gateway connection knows the application id, retrying for a minute.
-// Best effort: without a menu typed commands still work.
-func (g *Gateway) publishDiscordMenus(ctx context.Context, chans []channels.Channel) {
-	all := commands.All()
-	menu := make([]discord.Command, len(all))
-	for i, c := range all {
-		desc := []rune(c.Summary)
-		if len(desc) > 100 {
-			desc = append(desc[:99], '…')
-		}
-		menu[i] = discord.Command{Name: c.Name, Description: string(desc)}
-	}
-	for _, ch := range chans {
-		m, ok := ch.(discordMenu)
-		if !ok {
-			continue
-		}
-		go func() {
-			var err error
-			for i := 0; i < 30; i++ {
-				if err = m.SetCommands(ctx, menu); err == nil {
-					return
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(2 * time.Second):
-				}
-			}
-			g.log.Warn("command menu not published", "channel", ch.Name(), "err", err)
-		}()
-	}
-}
-
-// profileTurn selects inb.Agent for the turn's session with the agent's own
-// /agent command, so a trusted delivery runs under the profile its route
-// names. Only Trusted inbounds carry Agent (the router clears it on the
-// rest).
-func (g *Gateway) profileTurn(ctx context.Context, rt *runtime.Runtime, inb channels.Inbound, req agent.Request) {
-	if !inb.Trusted || inb.Agent == "" {
-		return
-	}
-	sel := req
-	sel.Text = "/agent " + inb.Agent
-	if _, err := rt.Agent.Process(ctx, sel); err != nil {
-		g.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
-	}
 }

@@ -14,19 +14,12 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/channeltest"
 	"github.com/joshbot/joshbot/channels/webhook"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
-
-// namedChannel is a fakeChannel under another name.
-type namedChannel struct {
-	*fakeChannel
-	name string
-}
-
-func (n namedChannel) Name() string { return n.name }
 
 // TestGatewayTwoChannelsEachSeeOnlyTheirReplies runs a Telegram and a
 // Discord channel at once: every reply goes to the channel its question
@@ -47,36 +40,29 @@ func TestGatewayTwoChannelsEachSeeOnlyTheirReplies(t *testing.T) {
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
 	}
-	tg := namedChannel{newFakeChannel(), "telegram"}
-	dc := namedChannel{newFakeChannel(), "discord"}
+	tg, dc := channeltest.NewFakeNamed("telegram"), channeltest.NewFakeNamed("discord")
 	var logs bytes.Buffer
-	stop := runGateway(t, p, &logs, tg, dc)
+	stop := runGateway(t, p, &logs, plain{tg}, plain{dc})
 
 	for i := 0; i < 3; i++ {
-		tg.in <- channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: fmt.Sprintf("tg %d", i), MessageID: fmt.Sprint(i), IsDirect: true}
-		dc.in <- channels.Inbound{Channel: "discord", Conversation: "dm-9", Principal: "100000000000000042", Text: fmt.Sprintf("dc %d", i), MessageID: fmt.Sprint(i), IsDirect: true}
+		tg.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: fmt.Sprintf("tg %d", i), MessageID: fmt.Sprint(i), IsDirect: true})
+		dc.Inject(channels.Inbound{Channel: "discord", Conversation: "dm-9", Principal: "100000000000000042", Text: fmt.Sprintf("dc %d", i), MessageID: fmt.Sprint(i), IsDirect: true})
 	}
 	// The Telegram user's id on Discord is a stranger there.
-	dc.in <- channels.Inbound{Channel: "discord", Conversation: "dm-7", Principal: "42", Text: "cross-channel", MessageID: "x", IsDirect: true}
-	for i := 0; i < 6; i++ {
-		select {
-		case <-tg.got:
-		case <-dc.got:
-		case <-time.After(20 * time.Second):
-			t.Fatal("replies missing")
-		}
-	}
+	dc.Inject(channels.Inbound{Channel: "discord", Conversation: "dm-7", Principal: "42", Text: "cross-channel", MessageID: "x", IsDirect: true})
+	awaitSent(t, tg, 3)
+	awaitSent(t, dc, 3)
+	awaitDelivered(t, dc, 4)
 	time.Sleep(200 * time.Millisecond)
 	stop()
-	check := func(ch namedChannel, prefix string, conv string) {
-		ch.mu.Lock()
-		defer ch.mu.Unlock()
-		if len(ch.sent) != 3 {
-			t.Fatalf("%s got %d replies %q, want its own 3", ch.name, len(ch.sent), ch.sent)
+	check := func(f *channeltest.Fake, prefix string, conv string) {
+		sent := sentLines(f.Record())
+		if len(sent) != 3 {
+			t.Fatalf("%s got %d replies %q, want its own 3", f.Name(), len(sent), sent)
 		}
-		for _, s := range ch.sent {
+		for _, s := range sent {
 			if !strings.HasPrefix(s, conv+": echo: "+prefix) {
-				t.Fatalf("%s got %q: a reply of another channel", ch.name, s)
+				t.Fatalf("%s got %q: a reply of another channel", f.Name(), s)
 			}
 		}
 	}
