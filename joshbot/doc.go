@@ -28,7 +28,8 @@
 //	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
-//	internal/config, output, redact, cron, tuning, workspace, footprint
+//	internal/config, output, redact, cron, tuning, workspace, footprint,
+//	onboard
 //	                    leaves: import no package drawn above them
 //
 // Until internal/cli exists, cmd/joshbot holds the commands and obeys

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,50 +9,6 @@ import (
 	"strings"
 	"testing"
 )
-
-func TestAskOnboarding(t *testing.T) {
-	clearProviderEnv(t)
-	choices := onboardChoices()
-	first := choices[0]
-	for _, tt := range []struct {
-		name, input, secret   string
-		wantProvider, wantKey string
-		wantModel             string
-	}{
-		{name: "by name with key", input: first.Name + "\nmy-model\n", secret: "  k-123  ", wantProvider: first.Name, wantKey: "k-123", wantModel: "my-model"},
-		{name: "by number, default model", input: "1\n\n", secret: "k", wantProvider: first.Name, wantKey: "k"},
-		{name: "retry after a bad answer", input: "nonsense\n1\n\n", secret: "k", wantProvider: first.Name, wantKey: "k"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var out strings.Builder
-			f := &onboardFlags{}
-			err := askOnboarding(bufio.NewReader(strings.NewReader(tt.input)), &out, func() (string, error) { return tt.secret, nil }, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.provider != tt.wantProvider || f.apiKey != tt.wantKey || f.model != tt.wantModel {
-				t.Fatalf("got %+v", f)
-			}
-			if strings.Contains(out.String(), tt.wantKey) && tt.wantKey != "k" {
-				t.Fatalf("the key was echoed: %s", out.String())
-			}
-		})
-	}
-	// An exported variable is used instead of asking.
-	t.Setenv(first.KeyEnv, "from-env")
-	f := &onboardFlags{}
-	asked := false
-	if err := askOnboarding(bufio.NewReader(strings.NewReader("\n\n")), &strings.Builder{}, func() (string, error) { asked = true; return "", nil }, f); err != nil {
-		t.Fatal(err)
-	}
-	if asked || f.apiKey != "" || f.provider != first.Name {
-		t.Fatalf("asked=%v flags=%+v", asked, f)
-	}
-	// Input that ends early is an error naming the way out.
-	if err := askOnboarding(bufio.NewReader(strings.NewReader("")), &strings.Builder{}, nil, &onboardFlags{}); err == nil || !strings.Contains(err.Error(), "--provider") {
-		t.Fatalf("err = %v", err)
-	}
-}
 
 // TestOnboardOnTerminal answers the questions in a real terminal: the key
 // is not echoed, the config holds it at 0600, and preflight's verdict ends

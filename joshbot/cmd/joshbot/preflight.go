@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 )
 
@@ -72,7 +73,7 @@ func (a *app) preflight() error {
 			}
 		}
 		rep := a.probeSandbox()
-		confined, detail := shellConfinement(cfg, rep)
+		confined, detail := onboard.ShellConfinement(cfg, rep)
 		doc.Shell = &output.Shell{Mechanism: rep.Mechanism, LandlockABI: rep.LandlockABI, Confined: confined, Detail: detail}
 		if strings.HasPrefix(detail, "startup error") {
 			doc.Problems = append(doc.Problems, output.Problem{Code: "unresolvable", Key: "tools.shell_sandbox", Message: detail})

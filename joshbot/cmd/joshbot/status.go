@@ -18,6 +18,7 @@ import (
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
+	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/memory"
@@ -49,7 +50,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	if ws, err := cfg.WorkspaceDir(home); err == nil {
 		doc.Workspace = tildePath(ws)
 	}
-	_, doc.Shell = shellConfinement(cfg, a.probeSandbox())
+	_, doc.Shell = onboard.ShellConfinement(cfg, a.probeSandbox())
 	d := cfg.Agents.Defaults
 	timeout := d.Timeout.Std()
 	if timeout <= 0 {

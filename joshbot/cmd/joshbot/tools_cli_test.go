@@ -327,32 +327,3 @@ func TestOnboardSandboxChoice(t *testing.T) {
 		})
 	}
 }
-
-func TestShellConfinementReport(t *testing.T) {
-	full := sandbox.Report{Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}
-	old := sandbox.Report{Mechanism: "landlock", LandlockABI: 3, Available: true}
-	none := sandbox.Report{Reason: "the kernel has no Landlock"}
-	for _, tt := range []struct {
-		name     string
-		rep      sandbox.Report
-		tools    config.Tools
-		confined bool
-		want     string
-	}{
-		{"off, available", full, config.Tools{}, false, "allowlisted commands only (tools.shell_sandbox is off; Landlock ABI 7 available)"},
-		{"off, none", none, config.Tools{}, false, "no sandbox here: the kernel has no Landlock"},
-		{"on", full, config.Tools{ShellSandbox: "workspace"}, true, "confined (Landlock ABI 7, network denied)"},
-		{"on with network", full, config.Tools{ShellSandbox: "workspace", ShellSandboxAllowNetwork: true}, true, "network allowed"},
-		{"on, none", none, config.Tools{ShellSandbox: "workspace"}, false, "startup error"},
-		{"on, old kernel", old, config.Tools{ShellSandbox: "workspace"}, false, "tools.shell_sandbox_allow_network"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := config.Defaults()
-			cfg.Tools = tt.tools
-			confined, detail := shellConfinement(cfg, tt.rep)
-			if confined != tt.confined || !strings.Contains(detail, tt.want) {
-				t.Fatalf("got %v %q; want %v and %q", confined, detail, tt.confined, tt.want)
-			}
-		})
-	}
-}

@@ -1,4 +1,4 @@
-package main
+package onboard
 
 import (
 	"fmt"
@@ -7,21 +7,13 @@ import (
 	"github.com/joshbot/joshbot/sandbox"
 )
 
-// probeSandbox reports what this system can confine: sandbox.Probe, or
-// the app's probe when a test plays a system with or without a sandbox.
-func (a *app) probeSandbox() sandbox.Report {
-	if a.probe != nil {
-		return a.probe()
-	}
-	return sandbox.Probe()
-}
-
-// applySandboxChoice carries out --shell-sandbox for a new config and
+// ApplySandboxChoice carries out --shell-sandbox for a new config cfg on a
+// system that reports rep, and
 // returns the line telling the user what was chosen. "auto" turns the
 // sandbox on where this system can confine commands and deny them the
 // network, since a confined shell can be given ordinary commands while an
 // unconfined one is held to an allowlist.
-func applySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (string, error) {
+func ApplySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (string, error) {
 	usable := rep.Available && rep.CanDenyNetwork
 	switch choice {
 	case "", "auto", "on":
@@ -39,9 +31,10 @@ func applySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (
 	return "", fmt.Errorf("--shell-sandbox %q: use auto, on or off", choice)
 }
 
-// sandboxHint is the line for an existing config that could turn the
-// sandbox on, or "" when there is nothing to suggest.
-func sandboxHint(cfg *config.Config, rep sandbox.Report) string {
+// SandboxHint is the line for an existing config that could turn the
+// sandbox on, on a system that reports rep, or "" when there is nothing to
+// suggest.
+func SandboxHint(cfg *config.Config, rep sandbox.Report) string {
 	if cfg.Tools.SandboxEnabled() || !rep.Available || !rep.CanDenyNetwork {
 		return ""
 	}
@@ -62,10 +55,10 @@ func describeNoSandbox(rep sandbox.Report) string {
 	return rep.Reason
 }
 
-// shellConfinement says, for preflight and status, whether the shell
+// ShellConfinement says, for preflight and status, whether the shell
 // would run confined under cfg on a system that reports rep, and why. It mirrors the
-// decisions registerShellAndWeb makes without building anything.
-func shellConfinement(cfg *config.Config, rep sandbox.Report) (confined bool, detail string) {
+// decisions runtime.Load makes for the shell without building anything.
+func ShellConfinement(cfg *config.Config, rep sandbox.Report) (confined bool, detail string) {
 	avail := "no sandbox here: " + rep.Reason
 	if rep.Available {
 		avail = describeSandbox(rep) + " available"

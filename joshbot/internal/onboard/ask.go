@@ -1,4 +1,4 @@
-package main
+package onboard
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"github.com/joshbot/joshbot/providers"
 )
 
-// onboardChoices are the providers the interactive onboarding offers: the
+// offered are the providers the interactive onboarding offers: the
 // ones that work with a key alone, plus a local Ollama.
-func onboardChoices() []providers.Spec {
+func offered() []providers.Spec {
 	var out []providers.Spec
 	for _, s := range providers.Known() {
 		if s.BaseURL != "" && s.DefaultModel != "" && (s.KeyEnv != "" || s.Keyless) {
@@ -26,12 +26,12 @@ func onboardChoices() []providers.Spec {
 	return out
 }
 
-// askOnboarding fills f by asking the person at the terminal: which
-// provider, its key (read by readSecret, which must not echo) unless its
-// variable is already exported, and the model. Blank answers take the
-// offered default.
-func askOnboarding(in *bufio.Reader, out io.Writer, readSecret func() (string, error), f *onboardFlags) error {
-	choices := onboardChoices()
+// Ask fills f by asking the person at the terminal: which provider, its
+// key (read by readSecret, which must not echo) unless its variable is
+// already exported, and the model. Blank answers take the offered
+// default.
+func Ask(in *bufio.Reader, out io.Writer, readSecret func() (string, error), f *Choices) error {
+	choices := offered()
 	if len(choices) == 0 {
 		return errors.New("no providers are built in")
 	}
@@ -73,17 +73,17 @@ func askOnboarding(in *bufio.Reader, out io.Writer, readSecret func() (string, e
 			}
 		}
 	}
-	f.provider = spec.Name
+	f.Provider = spec.Name
 	if spec.KeyEnv != "" && !spec.Keyless && strings.TrimSpace(os.Getenv(spec.KeyEnv)) == "" {
-		for f.apiKey == "" {
+		for f.APIKey == "" {
 			fmt.Fprintf(out, "API key for %s (not shown as you type; it is saved in the config file, mode 0600): ", spec.Name)
 			key, err := readSecret()
 			fmt.Fprintln(out)
 			if err != nil {
 				return fmt.Errorf("read the API key: %w", err)
 			}
-			f.apiKey = strings.TrimSpace(key)
-			if f.apiKey == "" {
+			f.APIKey = strings.TrimSpace(key)
+			if f.APIKey == "" {
 				fmt.Fprintf(out, "The key is empty: paste it, or press Ctrl-C and export %s instead.\n", spec.KeyEnv)
 			}
 		}
@@ -93,7 +93,7 @@ func askOnboarding(in *bufio.Reader, out io.Writer, readSecret func() (string, e
 	if err != nil {
 		return err
 	}
-	f.model = model
+	f.Model = model
 	return nil
 }
 
@@ -108,8 +108,9 @@ func readAnswer(in *bufio.Reader) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
-// readSecretFrom reads a line from the terminal f without echoing it.
-func readSecretFrom(f *os.File) func() (string, error) {
+// ReadSecretFrom returns a reader of one line from the terminal f that
+// does not echo it, for [Ask].
+func ReadSecretFrom(f *os.File) func() (string, error) {
 	return func() (string, error) {
 		b, err := term.ReadPassword(int(f.Fd()))
 		return string(b), err
