@@ -13,7 +13,7 @@ PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
 .PHONY: mcp-servers
 
 ## test: everything CI runs: formatting, vet, race tests, each module on its own, cross builds.
-test: deps-telegram mcp-servers test-clients-deps deps-tmux fmt-check vet test-race test-standalone cross
+test: deps-telegram mcp-servers test-clients-deps deps-tmux fmt-check vet staticcheck test-race test-standalone cross
 
 ## deps-telegram: the npm Bot API emulator (telegram-test-api) the Telegram tests drive, from its lock file.
 deps-telegram:
@@ -42,6 +42,18 @@ fmt-check:
 
 vet:
 	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
+
+## staticcheck: honnef.co/go/tools' staticcheck over every module; any finding fails. The pinned
+## version is installed into .bin/ (gitignored) when it is not there yet.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(CURDIR)/.bin/staticcheck
+.PHONY: staticcheck
+staticcheck:
+	@if ! $(STATICCHECK) -version 2>/dev/null | grep -qF '($(STATICCHECK_VERSION:v%=%))'; then \
+		echo "== go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; \
+		GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+	@fail=0; for m in $(MODULES); do echo "== staticcheck $$m"; (cd $$m && $(STATICCHECK) ./...) || fail=1; done; exit $$fail
 
 test-race:
 	@set -e; for m in $(MODULES); do echo "== test -race $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done

@@ -85,6 +85,3 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func (c *capReader) Close() error { return c.r.Close() }
-
-// isTooLarge reports whether err came from a capReader.
-func isTooLarge(err error) bool { return errors.Is(err, ErrMessageTooLarge) }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -71,7 +69,7 @@ func (a *app) agentCommand() *cobra.Command {
 func (a *app) oneShot(ctx context.Context, rt *runtime.Runtime, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	ctx = sandbox.WithApprover(ctx, approverFor(isTerminal(a.stdin) && isTerminal(a.stderr), a.stderr, newLineFeed(a.stdin).read))
+	ctx = sandbox.WithApprover(ctx, a.oneShotApprover())
 	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 	return a.report(reply, err, false)
 }
@@ -90,96 +88,6 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 	}
 	fmt.Fprintf(a.stderr, "joshbot: %s\n", strings.TrimPrefix(err.Error(), "agent: "))
 	return exitError{code: 1}
-}
-
-// interactive holds a conversation on stdin/stdout. When both are
-// terminals the answer streams as it is generated; otherwise output is the
-// same as the one-shot path, line for line.
-func (a *app) interactive(ctx context.Context, rt *runtime.Runtime, session string) error {
-	if isTerminal(a.stdin) && isTerminal(a.stdout) {
-		return a.interactiveTerminal(ctx, rt, session)
-	}
-	// Piped or scripted input: a plain line loop, whose output is the same
-	// as the one-shot path, line for line.
-
-	stopHeartbeat := rt.StartHeartbeat(ctx)
-	defer stopHeartbeat()
-
-	// Ctrl-C cancels the running turn; at the prompt it leaves.
-	var turn runningTurn
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
-	quit := make(chan struct{})
-	go func() {
-		for range sigs {
-			if turn.stop() {
-				continue
-			}
-			close(quit)
-			return
-		}
-	}()
-
-	lines := make(chan string)
-	readErr := make(chan error, 1)
-	go func() {
-		r := bufio.NewReader(a.stdin)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" || err == nil {
-				lines <- strings.TrimRight(line, "\r\n")
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-
-	// No human can be asked on piped input, so shell commands that need
-	// approval are refused at once rather than read from the script.
-	approver := sandbox.DenyAll
-
-	for {
-		var line string
-		select {
-		case line = <-lines:
-		case err := <-readErr:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read input: %w", err)
-		case <-quit:
-			fmt.Fprintln(a.stdout)
-			return nil
-		case <-ctx.Done():
-			return nil
-		}
-		text := strings.TrimSpace(line)
-		if text == "" {
-			continue
-		}
-		if isExitCommand(text) {
-			return nil
-		}
-
-		turnCtx, cancel := context.WithCancel(ctx)
-		turnCtx = sandbox.WithApprover(turnCtx, approver)
-		turn.set(cancel)
-		reply, err := rt.Agent.Process(turnCtx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-		turn.set(nil)
-		cancel()
-		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			fmt.Fprintln(a.stderr, "(stopped)")
-			continue
-		}
-		if rerr := a.report(reply, err, false); rerr != nil {
-			// Scripted input stops at the first failure so a pipeline sees
-			// the exit code.
-			return rerr
-		}
-	}
 }
 
 func isTerminal(v any) bool {

@@ -2,31 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/joshbot/joshbot/agent"
-	"github.com/joshbot/joshbot/memory"
-	"github.com/joshbot/joshbot/tools"
+	"github.com/joshbot/joshbot/joshbot/internal/docscheck"
 )
-
-// docsCheckTimeout bounds the whole drift check, whatever the config's
-// turn timeout says: it is a background chore, not a conversation.
-const docsCheckTimeout = 5 * time.Minute
-
-// docsCheckIterations bounds its tool calls.
-const docsCheckIterations = 40
-
-// readOnlyTools are the only tools the drift checker gets.
-var readOnlyTools = []string{"read_file", "list_dir", "glob", "grep"}
 
 func (a *app) docsCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -52,24 +35,7 @@ func (a *app) docsCommand() *cobra.Command {
 	return cmd
 }
 
-// driftFinding is one discrepancy the checker reports.
-type driftFinding struct {
-	Title    string   `json:"title"`
-	Doc      string   `json:"doc"`
-	Evidence []string `json:"evidence"`
-	Proposal string   `json:"proposal"`
-}
-
-const docsCheckPrompt = `You are checking documentation drift. Using only read_file, list_dir, glob and grep,
-compare what the code and config actually do with what README.md, docs/ and the bundled
-skills (SKILL.md files) say. Do not propose changes to code; propose edits to documents only.
-
-Answer with one JSON object and nothing else:
-{"findings":[{"title":"...","doc":"the document that is wrong","evidence":["path/to/file.go:123"],"proposal":"the edit to make"}]}
-Every finding must cite at least one evidence path (a file you read, relative to the tree root,
-optionally with :line). Findings without evidence are discarded. Report {"findings":[]} when the
-documents match the code.`
-
+// docsCheck runs docscheck.Check with the configured model.
 func (a *app) docsCheck(ctx context.Context, root string) error {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -99,163 +65,15 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 	if err != nil {
 		return err
 	}
-
-	readOnly, err := readOnlyRegistry(absRoot)
-	if err != nil {
-		return err
-	}
-	// The checker's conversation is scratch: it lives in a directory of
-	// its own and is removed, so it never mixes with the user's sessions.
-	scratch, err := os.MkdirTemp("", "joshbot-docs-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	store, err := memory.NewStore(scratch)
-	if err != nil {
-		return err
-	}
 	primary := &mc.Models[0]
-	ag, err := agent.New(&agent.Options{
+	rep, err := docscheck.Check(ctx, &docscheck.Options{
+		Root: absRoot, Workspace: ws,
 		Provider: chain, ProviderName: primary.Provider, Model: primary.WireModel,
-		Tools: readOnly, Sessions: store, Workspace: ws,
-		MaxIterations: docsCheckIterations, Timeout: docsCheckTimeout,
-		DisableStreaming: true, DisableLearning: true, Logger: a.log,
+		Logger: a.log, Now: a.now,
 	})
 	if err != nil {
 		return err
 	}
-	defer ag.Wait()
-	ctx, cancel := context.WithTimeout(ctx, docsCheckTimeout)
-	defer cancel()
-	reply, err := ag.Process(ctx, agent.Request{SessionKey: "docs:check", Text: docsCheckPrompt, Channel: "cli"})
-	if err != nil {
-		return fmt.Errorf("docs check: %w", err)
-	}
-	findings, err := parseFindings(reply.Text)
-	if err != nil {
-		return fmt.Errorf("docs check: the checker's answer is not the findings document: %w", err)
-	}
-	kept, dropped := keepEvidenced(findings, absRoot)
-	now := time.Now().UTC()
-	if a.now != nil {
-		now = a.now().UTC()
-	}
-	name := "reports/doc-drift-" + now.Format(time.DateOnly) + ".md"
-	if err := writeContained(ctx, ws, name, renderDrift(kept, dropped, now)); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "%d findings (%d dropped for lack of evidence) written to %s\n", len(kept), dropped, tildePath(filepath.Join(ws, name)))
+	fmt.Fprintf(a.stdout, "%d findings (%d dropped for lack of evidence) written to %s\n", rep.Kept, rep.Dropped, tildePath(rep.Path))
 	return nil
 }
-
-// readOnlyRegistry holds only the reading filesystem tools, confined to
-// root: the checker cannot write, run commands or reach the network.
-func readOnlyRegistry(root string) (*tools.Registry, error) {
-	full := tools.NewRegistry()
-	if err := tools.RegisterFilesystem(full, root); err != nil {
-		return nil, err
-	}
-	ro := tools.NewRegistry()
-	for _, name := range readOnlyTools {
-		t, ok := full.Get(name)
-		if !ok {
-			return nil, fmt.Errorf("docs check: the %s tool is missing", name)
-		}
-		if err := ro.Register(t); err != nil {
-			return nil, err
-		}
-	}
-	return ro, nil
-}
-
-// writeContained writes the report with the workspace's own write_file
-// tool, so the path is held inside the workspace by the same containment
-// every other write gets.
-func writeContained(ctx context.Context, ws, name, body string) error {
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return fmt.Errorf("workspace: %w", err)
-	}
-	reg := tools.NewRegistry()
-	if err := tools.RegisterFilesystem(reg, ws); err != nil {
-		return err
-	}
-	args, err := json.Marshal(map[string]string{"path": name, "content": body})
-	if err != nil {
-		return err
-	}
-	if _, err := reg.Execute(ctx, "write_file", args); err != nil {
-		return fmt.Errorf("write the drift report: %w", err)
-	}
-	return nil
-}
-
-// parseFindings reads the findings object from the answer, tolerating a
-// code fence or words around it.
-func parseFindings(text string) ([]driftFinding, error) {
-	start, end := strings.IndexByte(text, '{'), strings.LastIndexByte(text, '}')
-	if start < 0 || end < start {
-		return nil, errors.New("no JSON object in the answer")
-	}
-	var doc struct {
-		Findings []driftFinding `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(text[start:end+1]), &doc); err != nil {
-		return nil, err
-	}
-	return doc.Findings, nil
-}
-
-// keepEvidenced drops every finding that cites no evidence path naming a
-// file under root; the evidence list keeps only the paths that exist. A
-// finding the model cannot ground is noise in a report people act on.
-func keepEvidenced(in []driftFinding, root string) (kept []driftFinding, dropped int) {
-	for _, f := range in {
-		var ev []string
-		for _, e := range f.Evidence {
-			p, _, _ := strings.Cut(strings.TrimSpace(e), ":")
-			if p == "" || filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
-				continue
-			}
-			if fi, err := os.Stat(filepath.Join(root, p)); err == nil && !fi.IsDir() {
-				ev = append(ev, strings.TrimSpace(e))
-			}
-		}
-		if len(ev) == 0 || strings.TrimSpace(f.Title) == "" {
-			dropped++
-			continue
-		}
-		f.Evidence = ev
-		kept = append(kept, f)
-	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Doc < kept[j].Doc })
-	return kept, dropped
-}
-
-func renderDrift(fs []driftFinding, dropped int, at time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Documentation drift, %s\n\n", at.Format(time.DateOnly))
-	b.WriteString("Proposals only: nothing was changed. Each finding cites the files that show it.\n\n")
-	if len(fs) == 0 {
-		b.WriteString("No drift found.\n")
-	}
-	for i, f := range fs {
-		fmt.Fprintf(&b, "## %d. %s\n\n", i+1, oneLine(f.Title))
-		if f.Doc != "" {
-			fmt.Fprintf(&b, "- Document: `%s`\n", oneLine(f.Doc))
-		}
-		for _, e := range f.Evidence {
-			fmt.Fprintf(&b, "- Evidence: `%s`\n", oneLine(e))
-		}
-		if f.Proposal != "" {
-			fmt.Fprintf(&b, "\nProposed edit: %s\n", strings.TrimSpace(f.Proposal))
-		}
-		b.WriteString("\n")
-	}
-	if dropped > 0 {
-		fmt.Fprintf(&b, "_%d findings without an evidence path were dropped._\n", dropped)
-	}
-	return b.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -137,7 +137,12 @@ func (f *goldenFixture) normalize(s string) string {
 		s = strings.ReplaceAll(s, tildeOf(f.dir, u), "$HOME")
 	}
 	s = strings.ReplaceAll(s, runtime.Version(), "GOVERSION")
-	s = goldenLandlockRE.ReplaceAllString(s, "LANDLOCK")
+	s = goldenLandlockRE.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, `"shell": {`) {
+			return `"shell": "SHELL CONFINEMENT ON THIS KERNEL"`
+		}
+		return `"SHELL CONFINEMENT ON THIS KERNEL"`
+	})
 	s = goldenNowRE.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "2026-02-03") {
 			return m // the fixture's own clock
@@ -147,8 +152,10 @@ func (f *goldenFixture) normalize(s string) string {
 	return s
 }
 
-// goldenLandlockRE matches what the shell line says about this kernel.
-var goldenLandlockRE = regexp.MustCompile(`Landlock[^)"]*`)
+// goldenLandlockRE matches what a report says about this kernel's Landlock
+// (preflight's "shell" object, a string elsewhere): it differs between
+// machines.
+var goldenLandlockRE = regexp.MustCompile(`"shell": \{[^}]*\}|"[^"\n]*Landlock[^"\n]*"`)
 
 // goldenNowRE matches RFC 3339 and DateTime stamps.
 var goldenNowRE = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)

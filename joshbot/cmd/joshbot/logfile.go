@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 )
 
 // logFileName is the log kept in the joshbot home beside the config.
@@ -46,23 +43,4 @@ func (a *app) closeLog() {
 		a.logFile.Close()
 		a.logFile = nil
 	}
-}
-
-// rawTerminal is set while the line editor holds the terminal in raw
-// mode, where a bare newline moves down without returning to the first
-// column; a log line written then would otherwise run off in a staircase.
-var rawTerminal atomic.Bool
-
-// crlfWriter writes to a terminal's stderr, turning "\n" into "\r\n" while
-// the terminal is raw.
-type crlfWriter struct{ w io.Writer }
-
-func (c crlfWriter) Write(p []byte) (int, error) {
-	if !rawTerminal.Load() {
-		return c.w.Write(p)
-	}
-	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

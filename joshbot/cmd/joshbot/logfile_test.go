@@ -52,18 +52,3 @@ func TestNoLogFileWithoutHome(t *testing.T) {
 		t.Fatalf("version created the home: %v", err)
 	}
 }
-
-func TestCRLFWriterOnlyWhileRaw(t *testing.T) {
-	var b strings.Builder
-	w := crlfWriter{&b}
-	w.Write([]byte("a\nb\n"))
-	rawTerminal.Store(true)
-	n, err := w.Write([]byte("c\nd\n"))
-	rawTerminal.Store(false)
-	if err != nil || n != 4 {
-		t.Fatalf("n=%d err=%v", n, err)
-	}
-	if b.String() != "a\nb\nc\r\nd\r\n" {
-		t.Fatalf("%q", b.String())
-	}
-}

@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -116,6 +118,8 @@ type app struct {
 	// catchTermFor); stopTerm undoes it once the command has returned.
 	catchTerm bool
 	stopTerm  func()
+	// rawTerm is set while the line editor holds the terminal raw.
+	rawTerm atomic.Bool
 }
 
 // quickCommand is the annotation of a command that neither starts a
@@ -249,10 +253,10 @@ func (a *app) setupLogging() error {
 	// can carry a credential, and the log must never hold one verbatim.
 	// Lines go to stderr and, when the joshbot home exists, to
 	// joshbot.log in it.
-	var dst io.Writer = crlfWriter{a.stderr}
+	var dst io.Writer = term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}
 	if f := a.openLogFile(); f != nil {
 		a.logFile = f
-		dst = io.MultiWriter(crlfWriter{a.stderr}, f)
+		dst = io.MultiWriter(term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}, f)
 	}
 	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
@@ -278,11 +282,4 @@ func (a *app) paths() (cfgPath, home string, err error) {
 }
 
 // tildePath shows p with the user's home directory as ~.
-func tildePath(p string) string {
-	if u, err := os.UserHomeDir(); err == nil && u != "/" {
-		if rest, ok := strings.CutPrefix(p, u); ok && (rest == "" || rest[0] == os.PathSeparator) {
-			return "~" + rest
-		}
-	}
-	return p
-}
+func tildePath(p string) string { return term.TildePath(p) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -146,7 +147,7 @@ func TestTerminalUnderTmux(t *testing.T) {
 	if strings.Join(users, "|") != strings.Join(want, "|") {
 		t.Fatalf("messages sent:\n%q\nwant\n%q\nscreen:\n%s", users, want, scr)
 	}
-	fi, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), historyFile))
+	fi, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), term.HistoryFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -218,70 +215,6 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 		t.Fatalf("read outside: %q", res)
 	}
 }
-
-func TestCLIApprover(t *testing.T) {
-	answers := func(lines ...string) func(context.Context) (string, error) {
-		return func(ctx context.Context) (string, error) {
-			if len(lines) == 0 {
-				return "", errors.New("EOF")
-			}
-			l := lines[0]
-			lines = lines[1:]
-			return l, nil
-		}
-	}
-	req := &sandbox.ApprovalRequest{Tool: "shell", Command: "rm -rf build --verbose\necho two", Dir: "/ws/sub", Confined: true, SessionAllowed: true}
-	for _, tt := range []struct {
-		name    string
-		lines   []string
-		req     *sandbox.ApprovalRequest
-		want    []sandbox.Decision
-		wantErr bool
-	}{
-		{"yes", []string{"y"}, req, []sandbox.Decision{sandbox.Allow}, false},
-		{"YES", []string{" YES "}, req, []sandbox.Decision{sandbox.Allow}, false},
-		{"empty is no", []string{""}, req, []sandbox.Decision{sandbox.Deny}, false},
-		{"anything else is no", []string{"sure"}, req, []sandbox.Decision{sandbox.Deny}, false},
-		{"EOF denies", nil, req, []sandbox.Decision{sandbox.Deny}, true},
-		{"session allow sticks", []string{"a"}, req, []sandbox.Decision{sandbox.AllowSession, sandbox.Allow, sandbox.Allow}, false},
-		{"no session allow under always", []string{"a"}, &sandbox.ApprovalRequest{Command: "ls", Dir: "/ws"}, []sandbox.Decision{sandbox.Deny}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			c := &cliApprover{out: &out, readLine: answers(tt.lines...)}
-			for i, want := range tt.want {
-				got, err := c.Approve(context.Background(), tt.req)
-				if got != want || (err != nil) != (tt.wantErr && i == 0) {
-					t.Fatalf("answer %d: got %v, %v; want %v", i, got, err, want)
-				}
-			}
-			if !strings.Contains(out.String(), "$   "+strings.Split(tt.req.Command, "\n")[0]) || !strings.Contains(out.String(), "in:  "+tt.req.Dir) {
-				t.Fatalf("prompt does not show the whole command and directory:\n%s", out.String())
-			}
-		})
-	}
-	// A multi-line command shows every line, and control characters are
-	// quoted rather than sent to the terminal.
-	var out bytes.Buffer
-	c := &cliApprover{out: &out, readLine: answers("n")}
-	c.Approve(context.Background(), &sandbox.ApprovalRequest{Command: "echo one\necho \x1b[2Jtwo", Dir: "/ws"})
-	if !strings.Contains(out.String(), "echo one") || !strings.Contains(out.String(), `\x1b[2Jtwo`) || strings.Contains(out.String(), "\x1b") {
-		t.Fatalf("prompt: %q", out.String())
-	}
-	// A deadline while waiting denies.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	feed := newLineFeed(blockingReader{})
-	c = &cliApprover{out: &out, readLine: feed.read}
-	if d, err := sandbox.Ask(ctx, c, req); d != sandbox.Deny || err == nil {
-		t.Fatalf("deadline: %v, %v", d, err)
-	}
-}
-
-// blockingReader never yields a line, like a human who walked away.
-type blockingReader struct{}
-
-func (blockingReader) Read([]byte) (int, error) { select {} }
 
 func TestOnboardSandboxChoice(t *testing.T) {
 	for _, tt := range []struct {

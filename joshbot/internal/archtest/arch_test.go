@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -308,11 +309,19 @@ func TestEveryModuleIsDocumentedAndTested(t *testing.T) {
 	}
 }
 
-// TestEveryPackageHasADocComment fails a package nobody explained.
+// TestEveryPackageHasADocComment fails a package nobody explained: every
+// package of every module of the workspace needs a package comment, and a
+// library package's opens with "Package <name> " (go doc shows that first
+// sentence as the package's synopsis). This is the one copy of the check
+// for the whole repository.
 func TestEveryPackageHasADocComment(t *testing.T) {
 	root := repoRoot(t)
-	pkgs := map[string]bool{} // dir -> has doc
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	type pkg struct {
+		name string
+		doc  string // the first package comment found
+	}
+	pkgs := map[string]*pkg{} // by directory
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -327,16 +336,59 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 			return err
 		}
 		dir := filepath.Dir(p)
-		pkgs[dir] = pkgs[dir] || (f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != "")
+		if pkgs[dir] == nil {
+			pkgs[dir] = &pkg{name: f.Name.Name}
+		}
+		if f.Doc != nil && pkgs[dir].doc == "" {
+			pkgs[dir].doc = strings.TrimSpace(f.Doc.Text())
+		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(pkgs) < 10 {
 		t.Fatalf("found only %d packages; is the walk broken?", len(pkgs))
 	}
-	for dir, ok := range pkgs {
-		if !ok {
-			rel, _ := filepath.Rel(root, dir)
-			t.Errorf("package %s has no doc comment", rel)
+	for dir, p := range pkgs {
+		rel, _ := filepath.Rel(root, dir)
+		if err := checkPackageDoc(p.name, p.doc); err != nil {
+			t.Errorf("package %s: %v", rel, err)
+		}
+	}
+}
+
+// checkPackageDoc reports what is wrong with the package comment doc of
+// package name, or nil.
+func checkPackageDoc(name, doc string) error {
+	switch {
+	case doc == "":
+		return errors.New("no package comment: add a doc.go that says what the package is for")
+	case name != "main" && !strings.HasPrefix(doc, "Package "+name+" "):
+		return fmt.Errorf("the package comment must open with %q, not %q", "Package "+name+" ", firstLine(doc))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func TestCheckPackageDoc(t *testing.T) {
+	for _, tt := range []struct {
+		name, doc string
+		ok        bool
+	}{
+		{"bus", "Package bus carries messages.", true},
+		{"bus", "", false},
+		{"bus", "Bus carries messages.", false},
+		{"bus", "Package busy is another package.", false},
+		{"main", "Command joshbot is the agent.", true},
+		{"main", "", false},
+	} {
+		if err := checkPackageDoc(tt.name, tt.doc); (err == nil) != tt.ok {
+			t.Errorf("checkPackageDoc(%q, %q) = %v", tt.name, tt.doc, err)
 		}
 	}
 }

@@ -32,7 +32,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 // credential word. It is a hand-written scan because the equivalent
 // regular expression dominated the cost of every log line.
 func redactAssignments(s string) string {
-	if strings.IndexAny(s, "=:") < 0 {
+	if !strings.ContainsAny(s, "=:") {
 		return s
 	}
 	var b strings.Builder

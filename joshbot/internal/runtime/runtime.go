@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
+	"github.com/joshbot/joshbot/joshbot/internal/devicelogin"
 	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -357,13 +357,7 @@ func (o *Options) ProviderChain(mc *config.ModelConfig) (*providers.Chain, error
 	})
 }
 
-// copilotCredential returns, for github_copilot with a GitHub OAuth token
-// (what `joshbot auth login github-copilot` stores), a source of the
-// short-lived Copilot API tokens that token mints; for anything else nil,
-// so the key is sent as it is.
+// copilotCredential is devicelogin.CopilotCredential at tokenURL.
 func copilotCredential(provider, key, tokenURL string) func(context.Context) (string, error) {
-	if provider != "github_copilot" || !(strings.HasPrefix(key, "gh") || strings.HasPrefix(key, "github_pat_")) {
-		return nil
-	}
-	return (&providers.CopilotTokens{GitHubToken: key, URL: tokenURL}).Token
+	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: tokenURL})
 }

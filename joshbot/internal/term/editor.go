@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bufio"
@@ -11,8 +11,8 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 )
 
-// historyFile is the name of the prompt history under the joshbot home.
-const historyFile = "cli_history"
+// HistoryFile is the name of the prompt history under the joshbot home.
+const HistoryFile = "cli_history"
 
 // historyLimit is how many lines the history keeps; older ones fall off
 // when it is loaded.

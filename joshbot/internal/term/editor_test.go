@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func TestRuneWidth(t *testing.T) {
 }
 
 func TestHistoryPersists(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "home", historyFile)
+	path := filepath.Join(t.TempDir(), "home", HistoryFile)
 	h, err := loadHistory(path)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestHistoryPersists(t *testing.T) {
 }
 
 func TestHistoryTightensMode(t *testing.T) {
-	path := filepath.Join(t.TempDir(), historyFile)
+	path := filepath.Join(t.TempDir(), HistoryFile)
 	if err := os.WriteFile(path, []byte("\"old\"\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,30 @@
+package term
+
+import (
+	"bytes"
+	"io"
+	"sync/atomic"
+)
+
+// CRLFWriter writes to a terminal's stderr, turning "\n" into "\r\n"
+// while Raw holds true. In raw mode a bare newline moves down without
+// returning to the first column, so a log line written while the line
+// editor holds the terminal would otherwise run off in a staircase.
+type CRLFWriter struct {
+	W io.Writer
+	// Raw is the flag [Options.Raw] sets while the terminal is raw; nil
+	// means never raw.
+	Raw *atomic.Bool
+}
+
+// Write writes p, translated while the terminal is raw, and reports
+// len(p) on success.
+func (c CRLFWriter) Write(p []byte) (int, error) {
+	if c.Raw == nil || !c.Raw.Load() {
+		return c.W.Write(p)
+	}
+	if _, err := c.W.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,355 @@
+package term
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/term"
+
+	"github.com/joshbot/joshbot/sandbox"
+)
+
+// ErrStopped is the cause of a turn's context when the person stopped the
+// turn with Ctrl-C; see [Stopped].
+var ErrStopped = errors.New("turn stopped at the terminal")
+
+// Stopped reports whether ctx, a turn's context, was cancelled because the
+// person pressed Ctrl-C, rather than because the whole conversation is
+// ending.
+func Stopped(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrStopped)
+}
+
+// Turner runs one turn of a conversation. The REPL knows nothing of what a
+// turn is; the command line implements this with the agent.
+type Turner interface {
+	// Turn runs the turn for t.Text with t.Approver as the shell approver,
+	// shows its outcome, and returns its error. A turn the person stopped
+	// ([Stopped] of ctx) returns its error without showing it: the REPL
+	// says "(stopped)". On piped input, a non-nil error ends the
+	// conversation with that error, so a pipeline sees the failure.
+	Turn(ctx context.Context, t *Turn) error
+}
+
+// Turn is one line the person entered, with what the turn may use.
+type Turn struct {
+	// Text is the line, trimmed; never empty.
+	Text string
+	// Approver asks before a shell command runs: the terminal prompt on a
+	// terminal, sandbox.DenyAll on piped input.
+	Approver sandbox.Approver
+	// Live shows the answer as it is generated; nil on piped input, where
+	// the Turner prints the whole reply at the end.
+	Live *Live
+}
+
+// Options configures [Run]. The zero value reads piped input from a nil
+// reader; set at least In and Out.
+type Options struct {
+	// In and Out are the conversation's input and output. On a terminal
+	// (Terminal true) both must be *os.File.
+	In  io.Reader
+	Out io.Writer
+	// Err receives "(stopped)"; nil means io.Discard.
+	Err io.Writer
+	// Terminal selects the terminal loop: the line editor reads each line
+	// in raw mode with history and Tab completion, the terminal goes back
+	// to its normal mode while a turn runs (so Ctrl-C stops the answer and
+	// an approval prompt is typed as usual), the answer streams, and a
+	// failed turn does not end the conversation. False reads plain lines
+	// (piped or scripted input), where Ctrl-C at the prompt leaves.
+	Terminal bool
+	// Prompt returns the prompt shown before each line on a terminal; nil
+	// means "> ".
+	Prompt func() string
+	// HistoryPath is the file of the prompt history; "" keeps history in
+	// memory only.
+	HistoryPath string
+	// Complete lists the words Tab completes a leading "/word" from; nil
+	// completes nothing.
+	Complete func() []string
+	// Raw, when not nil, holds true while the terminal is in raw mode; a
+	// [CRLFWriter] reads it.
+	Raw *atomic.Bool
+	// Logger receives warnings (an unreadable history); nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Interrupts delivers Ctrl-C; nil means the process's SIGINT.
+	Interrupts <-chan os.Signal
+}
+
+// Run holds a conversation: it reads a line, runs it as a turn with t, and
+// repeats until input ends, the person types exit or quit (or /exit,
+// /quit), presses Ctrl-D or Ctrl-C at the prompt, or ctx is done; all of
+// these return nil. Ctrl-C during a turn stops only the turn.
+func Run(ctx context.Context, t Turner, opts *Options) error {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Err == nil {
+		o.Err = io.Discard
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Prompt == nil {
+		o.Prompt = func() string { return "> " }
+	}
+	intr := o.Interrupts
+	if intr == nil {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt)
+		defer signal.Stop(sigs)
+		intr = sigs
+	}
+
+	var src lineSource
+	if o.Terminal {
+		ts, err := newTerminalSource(&o)
+		if err != nil {
+			return err
+		}
+		src = ts
+	} else {
+		src = &pipedSource{feed: NewLineFeed(o.In)}
+	}
+	defer src.close()
+
+	// Ctrl-C cancels the running turn; at the prompt of piped input it
+	// leaves (on a terminal the prompt is raw, so Ctrl-C is a key there).
+	var turn runningTurn
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-intr:
+				if turn.stop() || o.Terminal {
+					continue
+				}
+				close(quit)
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+
+	for {
+		line, err := src.next(ctx, quit)
+		switch {
+		case errors.Is(err, errQuit):
+			fmt.Fprintln(o.Out)
+			return nil
+		case errors.Is(err, io.EOF), errors.Is(err, errInterrupted), ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return err
+		}
+		text := strings.TrimSpace(line)
+		if text == "" {
+			continue
+		}
+		if isExitCommand(text) {
+			return nil
+		}
+
+		tr := &Turn{Text: text, Approver: src.approver()}
+		if o.Terminal {
+			tr.Live = &Live{out: o.Out}
+		}
+		turnCtx, cancel := context.WithCancelCause(ctx)
+		turn.set(func() { cancel(ErrStopped) })
+		err = t.Turn(turnCtx, tr)
+		turn.set(nil)
+		stopped := Stopped(turnCtx)
+		cancel(nil)
+		if err != nil && errors.Is(err, context.Canceled) && stopped {
+			tr.Live.breakLine()
+			fmt.Fprintln(o.Err, "(stopped)")
+			continue
+		}
+		if err != nil && !o.Terminal {
+			// Scripted input stops at the first failure so a pipeline sees
+			// the exit code; a person at a terminal keeps the conversation.
+			return err
+		}
+	}
+}
+
+// errQuit is what a piped source returns when Ctrl-C arrives at the prompt.
+var errQuit = errors.New("quit")
+
+// lineSource is where the REPL's lines come from.
+type lineSource interface {
+	// next returns the next line; errQuit when quit closes first.
+	next(ctx context.Context, quit <-chan struct{}) (string, error)
+	// approver is the approver of a turn.
+	approver() sandbox.Approver
+	close()
+}
+
+// pipedSource reads plain lines.
+type pipedSource struct{ feed *LineFeed }
+
+func (p *pipedSource) next(ctx context.Context, quit <-chan struct{}) (string, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-quit:
+			cancel(errQuit)
+		case <-ctx.Done():
+		}
+	}()
+	line, err := p.feed.Read(ctx)
+	switch {
+	case err == nil:
+		return line, nil
+	case errors.Is(context.Cause(ctx), errQuit):
+		return "", errQuit
+	case errors.Is(err, io.EOF), ctx.Err() != nil:
+		return "", err
+	}
+	return "", fmt.Errorf("read input: %w", err)
+}
+
+// approver refuses at once: no person can be asked on piped input, so
+// shell commands that need approval are denied rather than read from the
+// script.
+func (p *pipedSource) approver() sandbox.Approver { return sandbox.DenyAll }
+
+func (p *pipedSource) close() { p.feed.Close() }
+
+// terminalSource reads each line with the editor, in raw mode.
+type terminalSource struct {
+	o    *Options
+	in   *os.File
+	keys *keyReader
+	ed   *editor
+	appr sandbox.Approver
+}
+
+func newTerminalSource(o *Options) (*terminalSource, error) {
+	in, ok := o.In.(*os.File)
+	if !ok {
+		return nil, errors.New("term: Options.Terminal needs In to be a terminal (*os.File)")
+	}
+	out, ok := o.Out.(*os.File)
+	if !ok {
+		return nil, errors.New("term: Options.Terminal needs Out to be a terminal (*os.File)")
+	}
+	hist, err := loadHistory(o.HistoryPath)
+	if err != nil {
+		o.Logger.Warn("prompt history unreadable; starting without it", "err", err)
+	}
+	keys := newKeyReader(in)
+	ts := &terminalSource{o: o, in: in, keys: keys}
+	ts.ed = &editor{
+		in:       keys,
+		out:      out,
+		history:  hist,
+		complete: o.Complete,
+		width: func() int {
+			w, _, err := term.GetSize(int(out.Fd()))
+			if err != nil {
+				return 80
+			}
+			return w
+		},
+	}
+	ts.appr = NewApprover(out, keys.readCookedLine)
+	return ts, nil
+}
+
+func (ts *terminalSource) next(ctx context.Context, _ <-chan struct{}) (string, error) {
+	prompt := ts.o.Prompt()
+	fd := int(ts.in.Fd())
+	state, err := term.MakeRaw(fd)
+	if err != nil {
+		return "", fmt.Errorf("terminal raw mode: %w", err)
+	}
+	ts.setRaw(true)
+	line, err := ts.ed.readLine(ctx, prompt)
+	ts.setRaw(false)
+	if rerr := term.Restore(fd, state); rerr != nil {
+		return "", fmt.Errorf("terminal restore: %w", rerr)
+	}
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, errInterrupted), ctx.Err() != nil:
+		return line, err
+	}
+	return "", fmt.Errorf("read input: %w", err)
+}
+
+func (ts *terminalSource) setRaw(on bool) {
+	if ts.o.Raw != nil {
+		ts.o.Raw.Store(on)
+	}
+}
+
+func (ts *terminalSource) approver() sandbox.Approver { return ts.appr }
+
+func (ts *terminalSource) close() { ts.keys.close() }
+
+// Live shows an answer on the terminal as it is generated: the text as it
+// streams, and a line for each tool the agent calls. The nil *Live shows
+// nothing. It is not safe for concurrent use; a turn's events arrive in
+// order.
+type Live struct {
+	out      io.Writer
+	streamed bool // some text was shown
+	midLine  bool // the last text shown did not end a line
+}
+
+// Delta shows a piece of the answer's text.
+func (l *Live) Delta(s string) {
+	if l == nil || s == "" {
+		return
+	}
+	l.streamed = true
+	io.WriteString(l.out, s)
+	l.midLine = !strings.HasSuffix(s, "\n")
+}
+
+// Done ends the streamed answer on a line of its own.
+func (l *Live) Done() {
+	if l != nil && l.streamed && l.midLine {
+		io.WriteString(l.out, "\n")
+		l.midLine = false
+	}
+}
+
+// Tool shows a line for a tool call: its name and, when not empty, a
+// detail such as the file it reads.
+func (l *Live) Tool(name, detail string) {
+	if l == nil {
+		return
+	}
+	l.breakLine()
+	if detail != "" {
+		detail = " " + Printable(detail)
+	}
+	fmt.Fprintf(l.out, "  · %s%s\n", name, detail)
+}
+
+// Streamed reports whether any of the answer's text was shown, so the
+// Turner does not print the reply a second time.
+func (l *Live) Streamed() bool { return l != nil && l.streamed }
+
+// breakLine ends a line of streamed text left open.
+func (l *Live) breakLine() {
+	if l != nil && l.midLine {
+		io.WriteString(l.out, "\n")
+		l.midLine = false
+	}
+}
