@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/mcpclient"
 )
@@ -48,7 +46,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 				return err
 			}
 			store := mcpclient.OpenTrustStore(filepath.Join(home, trustFile))
-			doc, err := inspectMCP(cmd.Context(), cfg, store, nil)
+			doc, err := report.InspectMCP(cmd.Context(), cfg, store, nil)
 			if err != nil {
 				return err
 			}
@@ -57,7 +55,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(doc)
 			}
-			writeMCPText(a.stdout, doc)
+			report.WriteMCPText(a.stdout, doc)
 			return nil
 		},
 	}
@@ -80,10 +78,10 @@ func (a *app) mcpTrustCommand() *cobra.Command {
 				return err
 			}
 			if _, ok := cfg.MCP.Servers[name]; !ok {
-				return fmt.Errorf("no MCP server %q in config: declared servers are %s", name, declared(cfg))
+				return fmt.Errorf("no MCP server %q in config: declared servers are %s", name, report.Declared(cfg))
 			}
 			store := mcpclient.OpenTrustStore(filepath.Join(home, trustFile))
-			doc, err := inspectMCP(cmd.Context(), cfg, store, []string{name})
+			doc, err := report.InspectMCP(cmd.Context(), cfg, store, []string{name})
 			if err != nil {
 				return err
 			}
@@ -145,131 +143,4 @@ func (a *app) mcpConfig() (*config.Config, string, error) {
 		return nil, "", err
 	}
 	return cfg, home, nil
-}
-
-func declared(cfg *config.Config) string {
-	names := cfg.MCP.Names()
-	if len(names) == 0 {
-		return "none (add them under \"mcp\": {\"servers\": {...}})"
-	}
-	return strings.Join(names, ", ")
-}
-
-// mcpDoc is the JSON document of `joshbot mcp list --output json`.
-type mcpDoc struct {
-	SchemaVersion int         `json:"schema_version"`
-	TrustStore    string      `json:"trust_store"`
-	Servers       []mcpServer `json:"servers"`
-}
-
-type mcpServer struct {
-	Name    string `json:"name"`
-	Enabled bool   `json:"enabled"`
-	// Command, Args or URL say what runs; env values are left out because
-	// they may hold a server's credential.
-	Command  string   `json:"command,omitempty"`
-	Args     []string `json:"args,omitempty"`
-	EnvNames []string `json:"env_names,omitempty"`
-	URL      string   `json:"url,omitempty"`
-	mcpclient.Status
-}
-
-// inspectMCP starts the named servers (all declared ones when only is
-// empty; disabled ones only when named), reads their state and manifests,
-// and stops them.
-func inspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustStore, only []string) (*mcpDoc, error) {
-	names := only
-	if len(names) == 0 {
-		names = cfg.MCP.Names()
-	}
-	doc := &mcpDoc{SchemaVersion: 1, TrustStore: tildePath(store.Path()), Servers: []mcpServer{}}
-	var decls []mcpclient.Server
-	for _, n := range names {
-		s := cfg.MCP.Servers[n]
-		if s.IsEnabled() || len(only) > 0 {
-			decls = append(decls, s.Server(n))
-		}
-	}
-	m := mcpclient.NewManager(&mcpclient.Options{Trust: store})
-	defer m.Close()
-	if err := m.Start(ctx, decls); err != nil {
-		return nil, err
-	}
-	got := map[string]mcpclient.Status{}
-	for _, st := range m.Status() {
-		got[st.Name] = st
-	}
-	for _, n := range names {
-		s := cfg.MCP.Servers[n]
-		row := mcpServer{Name: n, Enabled: s.IsEnabled(), Command: s.Command, Args: s.Args, URL: s.URL}
-		for k := range s.Env {
-			row.EnvNames = append(row.EnvNames, k)
-		}
-		if st, ok := got[n]; ok {
-			row.Status = st
-		} else {
-			transport := "stdio"
-			if s.URL != "" {
-				transport = "http"
-			}
-			row.Status = mcpclient.Status{Name: n, Transport: transport, State: "disabled", Reason: fmt.Sprintf("mcp.servers.%s.enabled is false", n), Tools: []mcpclient.ToolStatus{}}
-		}
-		slices.Sort(row.EnvNames)
-		doc.Servers = append(doc.Servers, row)
-	}
-	return doc, nil
-}
-
-// writeMCPText renders the list for a person. Server-supplied text is
-// stripped of control characters first, so a description cannot drive the
-// operator's terminal.
-func writeMCPText(w io.Writer, doc *mcpDoc) {
-	if len(doc.Servers) == 0 {
-		fmt.Fprintln(w, "No MCP servers are declared. Add them under \"mcp\": {\"servers\": {\"<name>\": {\"command\": ...}}} in config.json.")
-		return
-	}
-	for i, s := range doc.Servers {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		what := s.URL
-		if what == "" {
-			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
-		fmt.Fprintf(w, "%s: %s (%s: %s)\n", s.Name, s.State, s.Transport, what)
-		if s.Reason != "" {
-			fmt.Fprintf(w, "  %s\n", displayable(s.Reason))
-		}
-		if s.SHA256 != "" {
-			fmt.Fprintf(w, "  manifest sha256 %s\n", s.SHA256)
-		}
-		if s.ApprovedSHA256 != "" {
-			fmt.Fprintf(w, "  approved sha256 %s\n", s.ApprovedSHA256)
-		}
-		if len(s.Tools) > 0 {
-			fmt.Fprintf(w, "  tools (%d):\n", len(s.Tools))
-		}
-		for _, t := range s.Tools {
-			fmt.Fprintf(w, "    %s\n", t.Name)
-			if t.Skipped != "" {
-				fmt.Fprintf(w, "      not offered: %s\n", displayable(t.Skipped))
-			}
-			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(displayable(t.Description), "\n", "\n      "))
-			fmt.Fprintf(w, "      input: %s\n", displayable(string(t.InputSchema)))
-		}
-	}
-	fmt.Fprintf(w, "\nApprovals are kept in %s. Approve a server with `joshbot mcp trust <name>`.\n", doc.TrustStore)
-}
-
-// displayable replaces control characters other than newline and tab.
-func displayable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }

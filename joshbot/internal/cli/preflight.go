@@ -9,6 +9,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 )
 
 func (a *app) preflightCommand() *cobra.Command {
@@ -49,20 +50,7 @@ func (a *app) preflight() error {
 		// reports is what would be sent.
 		mc, problems := cfg.ResolveAll()
 		for _, m := range mc.Models {
-			role := "primary"
-			if strings.Contains(m.Key, ".fallbacks[") {
-				role = "fallback"
-			}
-			timeout := "default"
-			if m.Timeout > 0 {
-				timeout = m.Timeout.String()
-			}
-			doc.Models = append(doc.Models, output.PreflightModel{
-				Role: role, Key: m.Key, Provider: m.Provider, Model: m.Model, WireModel: m.WireModel,
-				APIHost:    config.Host(m.BaseURL),
-				Credential: output.Credential{Source: m.Credential.Kind, Variable: m.Credential.Variable},
-				Timeout:    timeout, MaxRetries: m.MaxRetries,
-			})
+			doc.Models = append(doc.Models, report.ModelLine(m))
 		}
 		for _, p := range problems {
 			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))

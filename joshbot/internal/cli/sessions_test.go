@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -178,7 +179,7 @@ func TestExportIsRedactedDeterministicAndSideEffectFree(t *testing.T) {
 	if _, err := os.Stat(p + ".corrupt"); !os.IsNotExist(err) {
 		t.Fatal("export quarantined a line")
 	}
-	var man exportManifest
+	var man report.ExportManifest
 	data, _ := os.ReadFile(filepath.Join(out1, "telegram_42.manifest.json"))
 	if err := json.Unmarshal(data, &man); err != nil {
 		t.Fatal(err)

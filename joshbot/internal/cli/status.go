@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,8 +18,8 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
-	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -121,7 +119,7 @@ func (a *app) status(cmd *cobra.Command) error {
 	mc, problems := cfg.ResolveAll()
 	if mc != nil {
 		for _, m := range mc.Models {
-			doc.Models = append(doc.Models, modelReport(m))
+			doc.Models = append(doc.Models, report.ModelLine(m))
 		}
 	}
 	if len(doc.Problems) == 0 {
@@ -129,7 +127,7 @@ func (a *app) status(cmd *cobra.Command) error {
 			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
 		}
 	}
-	doc.Channels = append(doc.Channels, telegramStatus(cfg))
+	doc.Channels = append(doc.Channels, report.TelegramStatus(cfg))
 	for _, name := range cfg.MCP.Names() {
 		s := cfg.MCP.Servers[name]
 		st := output.MCPServerStatus{Name: name, Enabled: s.IsEnabled(), Transport: "stdio", Target: s.Command}
@@ -138,7 +136,7 @@ func (a *app) status(cmd *cobra.Command) error {
 		}
 		doc.MCPServers = append(doc.MCPServers, st)
 	}
-	if err := storedState(doc, cfg, home); err != nil {
+	if err := report.StoredState(doc, cfg, home); err != nil {
 		return a.fail(err)
 	}
 	a.runtimeState(cmd.Context(), doc, cfg, home)
@@ -149,80 +147,6 @@ func (a *app) status(cmd *cobra.Command) error {
 	}
 	doc.Ready = len(doc.Problems) == 0
 	return output.Write(a.stdout, a.format, doc)
-}
-
-// modelReport is the report line of one resolved model.
-func modelReport(m config.ResolvedModel) output.PreflightModel {
-	role := "primary"
-	if strings.Contains(m.Key, ".fallbacks[") {
-		role = "fallback"
-	}
-	timeout := "default"
-	if m.Timeout > 0 {
-		timeout = m.Timeout.String()
-	}
-	return output.PreflightModel{
-		Role: role, Key: m.Key, Provider: m.Provider, Model: m.Model, WireModel: m.WireModel,
-		APIHost:    config.Host(m.BaseURL),
-		Credential: output.Credential{Source: m.Credential.Kind, Variable: m.Credential.Variable},
-		Timeout:    timeout, MaxRetries: m.MaxRetries,
-	}
-}
-
-func telegramStatus(cfg *config.Config) output.ChannelStatus {
-	t := cfg.Channels.Telegram
-	st := output.ChannelStatus{Name: "telegram", Enabled: t.Enabled, Token: "none", AllowFrom: len(t.AllowFrom)}
-	switch {
-	case t.TokenEnv != "":
-		st.Token = "$" + t.TokenEnv + " (token_env)"
-		st.TokenSet = os.Getenv(t.TokenEnv) != ""
-	case t.Token != "":
-		st.Token, st.TokenSet = "token in the config file", true
-	}
-	for _, f := range t.AllowFrom {
-		if f == "*" {
-			st.AllowFrom = -1
-		}
-	}
-	return st
-}
-
-// storedState fills in the sessions and memory sizes, opening nothing for
-// writing: a missing store is an empty one.
-func storedState(doc *output.Status, cfg *config.Config, home string) error {
-	sessDir := filepath.Join(home, "sessions")
-	if _, err := os.Stat(sessDir); err == nil {
-		store, err := memory.NewStore(sessDir)
-		if err != nil {
-			return err
-		}
-		infos, err := store.List()
-		if err != nil {
-			return err
-		}
-		doc.Sessions = len(infos)
-	}
-	ws, err := cfg.WorkspaceDir(home)
-	if err != nil {
-		return err
-	}
-	d := cfg.Agents.Defaults
-	doc.Memory = output.MemoryStatus{Workspace: tildePath(ws), LimitBytes: d.MemoryMaxBytes}
-	if doc.Memory.LimitBytes == 0 {
-		doc.Memory.LimitBytes = memory.DefaultMaxMemoryBytes
-	}
-	size := func(p string) int64 {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	doc.Memory.MemoryBytes = size(filepath.Join(ws, memory.MemoryFileName))
-	doc.Memory.HistoryBytes = size(filepath.Join(ws, memory.HistoryFileName))
-	facts, _ := filepath.Glob(filepath.Join(home, "memory", "*.md"))
-	doc.Memory.SessionFacts = len(facts)
-	return nil
 }
 
 func (a *app) configureCommand() *cobra.Command {
@@ -264,14 +188,14 @@ func (a *app) configureList() error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return a.fail(fmt.Errorf("read config: %w", err))
 	}
-	eff, err := config.Parse(cfgPath, mustJSON(file))
+	eff, err := config.Parse(cfgPath, report.MustJSON(file))
 	if err != nil {
 		return a.fail(err)
 	}
 	if err := config.ApplyEnv(eff, os.Environ()); err != nil {
 		return a.fail(err)
 	}
-	fromFile, effective, inFile := flatten(mustJSON(file)), flatten(mustJSON(eff)), flattenAny(raw)
+	fromFile, effective, inFile := report.Flatten(report.MustJSON(file)), report.Flatten(report.MustJSON(eff)), report.FlattenAny(raw)
 	keys := make([]string, 0, len(effective))
 	for k := range effective {
 		keys = append(keys, k)
@@ -295,7 +219,7 @@ func (a *app) configureList() error {
 		if fromFile[k] != v {
 			src = "env"
 		}
-		if secretKey(k) {
+		if report.SecretKey(k) {
 			if v == `""` || v == "null" {
 				v = "(unset)"
 			} else {
@@ -305,64 +229,6 @@ func (a *app) configureList() error {
 		doc.Settings = append(doc.Settings, output.ConfigEntry{Key: k, Value: v, Source: src})
 	}
 	return output.Write(a.stdout, a.format, doc)
-}
-
-// secretKey reports whether a dotted key holds a credential, by its last
-// segment: these are never printed.
-func secretKey(k string) bool {
-	last := k[strings.LastIndexByte(k, '.')+1:]
-	if i := strings.IndexByte(last, '['); i >= 0 {
-		last = last[:i]
-	}
-	switch last {
-	case "api_key", "token", "exa_api_key", "password", "secret", "bot_token":
-		return true
-	}
-	// Environment blocks (MCP servers' env) carry tokens by design.
-	return strings.Contains(k, ".env.")
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("config does not encode: %v", err)) // a Config always encodes
-	}
-	return b
-}
-
-// flatten turns a JSON document into dotted keys and compact JSON values;
-// arrays are values of their own.
-func flatten(data []byte) map[string]string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return map[string]string{}
-	}
-	return flattenAny(v)
-}
-
-func flattenAny(v any) map[string]string {
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok && (len(m) > 0 || prefix == "") {
-			for k, c := range m {
-				key := k
-				if prefix != "" {
-					key = prefix + "." + k
-				}
-				walk(key, c)
-			}
-			return
-		}
-		b, _ := json.Marshal(v)
-		out[prefix] = string(b)
-	}
-	if v != nil {
-		walk("", v)
-	}
-	return out
 }
 
 func (a *app) authCommand() *cobra.Command {

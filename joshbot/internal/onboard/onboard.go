@@ -151,7 +151,7 @@ func ollamaModel(ctx context.Context, base string) (string, error) {
 		return "", errNoOllama
 	}
 	if len(tags.Models) == 0 {
-		return "", fmt.Errorf("Ollama is running at %s but has no models: run `ollama pull llama3.2` and onboard again", base)
+		return "", fmt.Errorf("the Ollama running at %s has no models: run `ollama pull llama3.2` and onboard again", base)
 	}
 	return tags.Models[0].Name, nil
 }
