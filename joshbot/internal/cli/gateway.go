@@ -57,5 +57,5 @@ func (a *app) runGateway(ctx context.Context, opts *gatewayOptions) error {
 		return err
 	}
 	defer rt.Close()
-	return gateway.New(rt, &gateway.Options{Grace: opts.Grace, Channels: a.extraChannels}).Run(ctx)
+	return gateway.New(rt, &gateway.Options{Grace: opts.Grace}).Run(ctx)
 }

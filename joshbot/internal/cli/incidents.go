@@ -30,12 +30,13 @@ func (a *app) incidentsCommand() *cobra.Command {
 		Short: "List recorded incidents, newest last",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			format := a.format
 			if asJSON {
-				a.format = output.JSON
+				format = output.JSON
 			}
 			log, err := a.incidentLog()
 			if err != nil {
-				return a.fail(err)
+				return a.failAs(format, err)
 			}
 			incs := log.List()
 			if limit > 0 && len(incs) > limit {
@@ -48,7 +49,7 @@ func (a *app) incidentsCommand() *cobra.Command {
 					Iterations: inc.Iterations, ToolCalls: inc.ToolCalls, Error: inc.Error,
 				})
 			}
-			return output.Write(a.stdout, a.format, doc)
+			return output.Write(a.stdout, format, doc)
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON (the same as --output json)")

@@ -67,8 +67,11 @@ func (a *app) profilesList() error {
 
 // fail reports err the way --output asks: in JSON as an error document on
 // stdout (the one stream a JSON consumer reads), in text as usual.
-func (a *app) fail(err error) error {
-	if a.format == output.JSON {
+func (a *app) fail(err error) error { return a.failAs(a.format, err) }
+
+// failAs is fail for a command whose own flag (--json) chose the format.
+func (a *app) failAs(format output.Format, err error) error {
+	if format == output.JSON {
 		if werr := output.WriteError(a.stdout, output.JSON, 1, err); werr != nil {
 			return werr
 		}

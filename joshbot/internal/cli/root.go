@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
@@ -88,9 +87,6 @@ type app struct {
 	log        *slog.Logger
 	logFile    *os.File // joshbot.log under the home; nil when not open
 
-	// extraChannels are added to the gateway's channels; tests use it to
-	// run the gateway against a fake platform.
-	extraChannels []channels.Channel
 	// output is --output; format is its parsed value, used by the
 	// read-only reporting commands.
 	output string

@@ -47,16 +47,17 @@ func (a *app) skillsCommand() *cobra.Command {
 		Short: "List every skill with its trust state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			format := a.format
 			if asJSON {
-				a.format = output.JSON
+				format = output.JSON
 			}
 			lib, err := a.skillLibrary()
 			if err != nil {
-				return a.fail(err)
+				return a.failAs(format, err)
 			}
 			all, err := lib.List()
 			if err != nil {
-				return a.fail(err)
+				return a.failAs(format, err)
 			}
 			doc := &output.SkillList{SchemaVersion: output.SchemaVersion, Skills: []output.SkillItem{}}
 			for _, s := range all {
@@ -75,7 +76,7 @@ func (a *app) skillsCommand() *cobra.Command {
 				})
 			}
 			slices.SortFunc(doc.Skills, func(x, y output.SkillItem) int { return strings.Compare(x.Name, y.Name) })
-			return output.Write(a.stdout, a.format, doc)
+			return output.Write(a.stdout, format, doc)
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON (the same as --output json)")
