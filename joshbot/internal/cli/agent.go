@@ -19,9 +19,24 @@ import (
 // defaultSession is the session key of the command line's conversation.
 const defaultSession = "cli:default"
 
-func (a *app) agentCommand() *cobra.Command {
-	var message, session string
-	var resume bool
+// agentOptions is what `joshbot agent` runs with.
+type agentOptions struct {
+	// Message is the one message to send when OneShot (-m was given);
+	// otherwise the run is a conversation.
+	Message string
+	OneShot bool
+	// Session is the session key; Continue replaces it with the most
+	// recently updated session.
+	Session  string
+	Continue bool
+}
+
+func (a *app) agentCommand() *cobra.Command { return a.newAgentCommand(a.runAgent) }
+
+// newAgentCommand wires the agent flags into agentOptions, refuses the
+// combinations that make no sense, and hands the options to runF.
+func (a *app) newAgentCommand(runF func(context.Context, *agentOptions) error) *cobra.Command {
+	opts := &agentOptions{}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",
@@ -29,40 +44,47 @@ func (a *app) agentCommand() *cobra.Command {
 			"type a message and press Enter; Ctrl-C stops a running answer; exit, quit or Ctrl-D leave.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ro := &runtime.Options{}
-			if !cmd.Flags().Changed("message") && isTerminal(a.stdin) && isTerminal(a.stdout) {
-				ro.WrapTools = runtime.ProgressTools // tool-progress lines in the line editor
+			opts.OneShot = cmd.Flags().Changed("message")
+			if opts.Continue && cmd.Flags().Changed("session") {
+				return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
 			}
-			rt, err := a.loadRuntime(cmd.Context(), ro)
-			if err != nil {
-				return err
+			if opts.OneShot && strings.TrimSpace(opts.Message) == "" {
+				return errors.New("-m/--message is empty: give the text to send")
 			}
-			// Learning runs after each reply; let it finish before exit,
-			// unless SIGTERM asks to stop.
-			defer rt.Close()
-			defer rt.Drain(cmd.Context())
-			if resume {
-				if cmd.Flags().Changed("session") {
-					return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
-				}
-				if session, err = a.continueSession(rt.Sessions); err != nil {
-					return err
-				}
-			}
-			if cmd.Flags().Changed("message") {
-				if strings.TrimSpace(message) == "" {
-					return errors.New("-m/--message is empty: give the text to send")
-				}
-				return a.oneShot(cmd.Context(), rt, session, message)
-			}
-			return a.interactive(cmd.Context(), rt, session)
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&message, "message", "m", "", "send one message and print the reply")
-	cmd.Flags().StringVarP(&session, "session", "s", defaultSession, "session key, channel:name")
+	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "send one message and print the reply")
+	cmd.Flags().StringVarP(&opts.Session, "session", "s", defaultSession, "session key, channel:name")
 	a.addProfileFlag(cmd)
-	cmd.Flags().BoolVarP(&resume, "continue", "c", false, "continue the most recently updated session (a one-line recap goes to stderr)")
+	cmd.Flags().BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session (a one-line recap goes to stderr)")
 	return cmd
+}
+
+// runAgent loads the runtime and runs one turn or a conversation.
+func (a *app) runAgent(ctx context.Context, opts *agentOptions) error {
+	ro := &runtime.Options{}
+	if !opts.OneShot && isTerminal(a.stdin) && isTerminal(a.stdout) {
+		ro.WrapTools = runtime.ProgressTools // tool-progress lines in the line editor
+	}
+	rt, err := a.loadRuntime(ctx, ro)
+	if err != nil {
+		return err
+	}
+	// Learning runs after each reply; let it finish before exit, unless
+	// SIGTERM asks to stop.
+	defer rt.Close()
+	defer rt.Drain(ctx)
+	session := opts.Session
+	if opts.Continue {
+		if session, err = a.continueSession(rt.Sessions); err != nil {
+			return err
+		}
+	}
+	if opts.OneShot {
+		return a.oneShot(ctx, rt, session, opts.Message)
+	}
+	return a.interactive(ctx, rt, session)
 }
 
 // oneShot runs one turn and prints the whole reply.
