@@ -89,6 +89,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 		RespondToAll: respondAll,
 		Grace:        grace,
 		Logger:       g.log,
+		AllowFromSetting: func(ch string) string {
+			return "channels." + ch + ".allow_from"
+		},
 	})
 	if err != nil {
 		return err
@@ -113,7 +116,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			if err := ch.Start(ctx, router); err != nil && !errors.Is(err, context.Canceled) {
-				g.log.Error("channel stopped", "channel", ch.Name(), "err", err)
+				g.log.Error("channel stopped", "channel", ch.Name(), "err", channelStartError(err))
 			}
 		}()
 	}
@@ -146,6 +149,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 		if inb.Trusted {
 			// A webhook route is one conversation, whoever triggered it.
 			req.SessionKey = inb.Channel + ":" + inb.Conversation
+			// Its text is an outsider's (an issue, a comment): the agent
+			// fences it and the turn may not act without a human.
+			req.Untrusted = "webhook " + inb.Channel + "/" + inb.Conversation + " from " + inb.Principal
 			g.profileTurn(ctx, rt, inb, req)
 		}
 		if refusal := g.attachInbound(&req, gatewaySpoolDir(rt.Home), &inb); refusal != "" {
@@ -236,6 +242,12 @@ func (g *Gateway) chatApprover(ch channels.ApprovalPrompter, inb channels.Inboun
 			where = "in the sandbox"
 		}
 		prompt := fmt.Sprintf("Run this command (%s)?\n\n```\n%s\n```\nin %s", where, req.Command, req.Dir)
+		if req.Tool != "" && req.Tool != "shell" {
+			prompt = fmt.Sprintf("Allow the %s tool to do this?\n\n```\n%s\n```", req.Tool, req.Command)
+		}
+		if req.Reason != "" {
+			prompt += "\n\nAsked because " + req.Reason + "."
+		}
 		id := fmt.Sprintf("%s-%d", inb.MessageID, n.Add(1))
 		d, err := ch.Approve(ctx, inb.Conversation, id, prompt, req.SessionAllowed)
 		switch d {
@@ -320,6 +332,7 @@ func (g *Gateway) profileTurn(ctx context.Context, rt *runtime.Runtime, inb chan
 	}
 	sel := req
 	sel.Text = "/agent " + inb.Agent
+	sel.Untrusted = "" // joshbot's own command, from the route's config
 	if _, err := rt.Agent.Process(ctx, sel); err != nil {
 		g.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
 	}

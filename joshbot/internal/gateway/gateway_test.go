@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/channeltest"
+	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -189,5 +191,29 @@ func TestGatewayStopAbandonsASlowLearningStep(t *testing.T) {
 		if !strings.Contains(logs, want) {
 			t.Errorf("no %q in the log:\n%s", want, logs)
 		}
+	}
+}
+
+// failing is a channel whose Start fails at once with err.
+type failing struct {
+	channels.Channel
+	err error
+}
+
+func (f failing) Start(context.Context, channels.Sink) error { return f.err }
+
+// TestChannelStartErrorNamesTheKey: an adapter that stops because its
+// token was refused names its Options field; the operator's log names the
+// config key instead.
+func TestChannelStartErrorNamesTheKey(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ch := failing{channeltest.NewFakeNamed("telegram"), fmt.Errorf("telegram: %w", telegram.ErrUnauthorized)}
+	stop := startGateway(t, cfgPath, ch)
+	time.Sleep(200 * time.Millisecond)
+	logs := stop()
+	if !strings.Contains(logs, "channels.telegram.token_env") || strings.Contains(logs, "Options.Token") {
+		t.Fatalf("the refused token is not reported with its config key:\n%s", logs)
 	}
 }

@@ -51,7 +51,11 @@ func (rt *Runtime) NewScheduler(deliver cron.Deliver) (*cron.Scheduler, error) {
 		ChatIDs: ids,
 		Logger:  rt.Logger,
 		Run: func(ctx context.Context, job tools.CronJob, text string) (string, error) {
-			r, err := rt.Agent.Process(ctx, agent.Request{SessionKey: job.SessionKey, Text: text, Channel: job.Channel, ChatID: job.ChatID})
+			// Only the cron tool schedules jobs, so the text is the model's
+			// own words from an earlier turn, possibly steered by what it
+			// read then: the turn starts tainted and runs unattended.
+			r, err := rt.Agent.Process(ctx, agent.Request{SessionKey: job.SessionKey, Text: text, Channel: job.Channel, ChatID: job.ChatID,
+				Untrusted: "scheduled job " + job.ID + " (its message was written by the model)"})
 			if r == nil {
 				return "", err
 			}

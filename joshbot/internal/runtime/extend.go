@@ -50,9 +50,9 @@ func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agen
 		return err
 	}
 	rt.Incidents = inc
-	opts.Incidents = inc
+	opts.Hooks.Incidents = inc
 	if d.HealTimeouts == "bump" {
-		base := opts.Timeout
+		base := opts.Limits.Timeout
 		if base <= 0 {
 			base = agent.DefaultTimeout
 		}
@@ -61,29 +61,29 @@ func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agen
 			rt.Healed = healed - base
 			o.Logger.Info("turn timeout raised after recent timeouts (agents.defaults.heal_timeouts)", "base", base, "timeout", healed)
 		}
-		opts.Timeout = healed
+		opts.Limits.Timeout = healed
 	}
-	opts.ProviderStatus = rt.providerStatus
-	opts.Personalities = loadPersonalities(ws, o.Logger)
-	opts.RepeatLimit = d.RepeatLimit
-	opts.MaxSubagentDepth = d.MaxSubagentDepth
-	opts.SaveGlobalModel = func(_ context.Context, model string) error {
+	opts.Commands.ProviderStatus = rt.providerStatus
+	opts.Commands.Personalities = loadPersonalities(ws, o.Logger)
+	opts.Limits.RepeatLimit = d.RepeatLimit
+	opts.Limits.MaxSubagentDepth = d.MaxSubagentDepth
+	opts.Commands.SaveGlobalModel = func(_ context.Context, model string) error {
 		return saveDefaultModel(cfgPath, model)
 	}
 	if len(cfg.Agents.Profiles) > 0 {
-		opts.Profiles = make(map[string]agent.Profile, len(cfg.Agents.Profiles))
+		opts.Commands.Profiles = make(map[string]agent.Profile, len(cfg.Agents.Profiles))
 		descs := make(map[string]string, len(cfg.Agents.Profiles))
 		for n, pr := range cfg.Agents.Profiles {
-			opts.Profiles[n] = agent.Profile{Description: pr.Description, Model: pr.Model, Tools: pr.Tools, Prompt: pr.Prompt, MaxIterations: pr.MaxIterations}
+			opts.Commands.Profiles[n] = agent.Profile{Description: pr.Description, Model: pr.Model, Tools: pr.Tools, Prompt: pr.Prompt, MaxIterations: pr.MaxIterations}
 			descs[n] = pr.Description
 			if descs[n] == "" {
 				descs[n] = "no description"
 			}
 			if pr.Model != "" {
-				opts.ModelChoices = append(opts.ModelChoices, pr.Model)
+				opts.Commands.ModelChoices = append(opts.Commands.ModelChoices, pr.Model)
 			}
 		}
-		sort.Strings(opts.ModelChoices)
+		sort.Strings(opts.Commands.ModelChoices)
 		if d.MaxSubagentDepth >= 0 {
 			if err := tools.RegisterSubagents(reg, &tools.SubagentOptions{Profiles: descs}); err != nil {
 				return err

@@ -39,6 +39,9 @@ func startMCP(ctx context.Context, cfg *config.Config, home string, reg *tools.R
 		Trust:      mcpclient.OpenTrustStore(filepath.Join(home, MCPTrustFile)),
 		Logger:     log,
 		OnWithdraw: w.withdraw,
+		CallTimeoutSetting: func(server string) string {
+			return "mcp.servers." + server + ".call_timeout"
+		},
 	})
 	// Ctrl-C or SIGTERM while servers start (up to 15 s) stops them all
 	// and reaps them, rather than killing joshbot under them.

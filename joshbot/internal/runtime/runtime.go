@@ -159,7 +159,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := o.registerShellAndWeb(reg, cfg, ws)
+	closeTools, err := o.registerShellAndWeb(reg, cfg, home, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -182,24 +182,24 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	}
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
-		Provider:         chain,
-		ProviderName:     ep.Provider,
-		Model:            ep.Model,
-		Tools:            reg,
-		Sessions:         store,
-		Workspace:        ws,
-		MaxIterations:    d.MaxToolIterations,
-		Timeout:          d.Timeout.Std(),
-		Temperature:      d.Temperature,
-		MaxTokens:        d.MaxTokens,
-		DisableStreaming: !d.Streaming,
-		QuietFallback:    d.QuietFallback,
-		Logger:           o.Logger,
-
-		CompactionThreshold: d.CompactionThreshold,
-		Memory:              lt,
-		DisableLearning:     d.Learning == "off",
-		LearnShared:         d.LearnScope == "shared",
+		Tools:     reg,
+		Workspace: ws,
+		Logger:    o.Logger,
+		Requests: agent.RequestOptions{
+			ProviderName:     ep.Provider,
+			Temperature:      d.Temperature,
+			MaxTokens:        d.MaxTokens,
+			DisableStreaming: !d.Streaming,
+			QuietFallback:    d.QuietFallback,
+		},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std()},
+		Memory: agent.MemoryOptions{
+			LongTerm:            lt,
+			CompactionThreshold: d.CompactionThreshold,
+			DisableLearning:     d.Learning == "off",
+			LearnShared:         d.LearnScope == "shared",
+		},
+		SettingNames: agentSettingNames,
 	}
 	rt := &Runtime{Config: cfg, ConfigPath: cfgPath, Home: home, Endpoint: ep, Sessions: store, Memory: lt,
 		Health: o.Health, MCP: mcpm, Logger: o.Logger, stdout: o.Stdout, close: closeTools}
@@ -219,7 +219,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 		// from here on must leave it too.
 		withdrawals.track(reg)
 	}
-	ag, err := agent.New(opts)
+	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -360,4 +360,14 @@ func (o *Options) ProviderChain(mc *config.ModelConfig) (*providers.Chain, error
 // copilotCredential is devicelogin.CopilotCredential at tokenURL.
 func copilotCredential(provider, key, tokenURL string) func(context.Context) (string, error) {
 	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: tokenURL})
+}
+
+// agentSettingNames are the config keys the agent's replies name when a
+// limit stops a turn or a command is not available.
+var agentSettingNames = agent.SettingNames{
+	Model:            "agents.defaults.model",
+	MaxIterations:    "agents.defaults.max_tool_iterations",
+	Timeout:          "agents.defaults.timeout",
+	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
+	Profiles:         "agents.profiles in config.json",
 }

@@ -27,7 +27,7 @@ func registerSkills(home, ws string, reg *tools.Registry, opts *agent.Options, l
 	if err := tools.RegisterSkills(reg, lib); err != nil {
 		return err
 	}
-	opts.Skills = lib
-	opts.OnTurn = skills.NewDetector(lib, filepath.Join(home, skillPatternsFile), log).Observe
+	opts.Hooks.Skills = lib
+	opts.Hooks.OnTurn = skills.NewDetector(lib, filepath.Join(home, skillPatternsFile), log).Observe
 	return nil
 }

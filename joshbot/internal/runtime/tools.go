@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 //
 // The returned closeJobs kills the shell's background jobs; call it before
 // the program exits.
-func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string) (closeJobs func(), err error) {
+func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string) (closeJobs func(), err error) {
 	log := o.Logger
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
@@ -32,8 +31,10 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, w
 	var sb *sandbox.Sandbox
 	if tc.SandboxEnabled() {
 		sb, err = o.NewSandbox(&sandbox.Policy{
-			Workspace:    realWS,
-			ReadWrite:    cacheDirs(),
+			Workspace: realWS,
+			// The sandbox's own build caches: never the user's real
+			// ~/.cache or Go module cache.
+			CacheDir:     filepath.Join(home, "cache", "sandbox"),
 			AllowNetwork: tc.ShellSandboxAllowNetwork,
 		}, nil)
 		if errors.Is(err, sandbox.ErrNetworkUndeniable) {
@@ -130,19 +131,6 @@ func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
 		}
 	}
 	return out, nil
-}
-
-// cacheDirs are the build caches a sandboxed command may write: the usual
-// per-user caches, plus wherever GOCACHE and GOMODCACHE point.
-func cacheDirs() []string {
-	home, _ := os.UserHomeDir()
-	dirs := sandbox.DefaultCacheDirs(home)
-	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
-		if d := os.Getenv(v); d != "" && filepath.IsAbs(d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }
 
 func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }

@@ -77,6 +77,11 @@ func New(rt *runtime.Runtime, o *Options) (*Server, error) {
 		Transcriber: stt,
 		Embedder:    emb,
 		Logger:      rt.Logger,
+		Setup: apiserver.Setup{
+			APIKeys:     "api.api_keys",
+			Transcriber: "set stt.provider (and stt.model) in config.json",
+			Embedder:    "set embeddings.provider (and embeddings.model if that provider has no default) in config.json",
+		},
 	})
 	if err != nil {
 		if errors.Is(err, apiserver.ErrNoAPIKey) {
