@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,7 +19,6 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
-	"github.com/joshbot/joshbot/providers"
 )
 
 func (a *app) statusCommand() *cobra.Command {
@@ -188,46 +186,11 @@ func (a *app) configureList() error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return a.fail(fmt.Errorf("read config: %w", err))
 	}
-	eff, err := config.Parse(cfgPath, report.MustJSON(file))
+	settings, err := report.ConfigSettings(cfgPath, file, raw)
 	if err != nil {
 		return a.fail(err)
 	}
-	if err := config.ApplyEnv(eff, os.Environ()); err != nil {
-		return a.fail(err)
-	}
-	fromFile, effective, inFile := report.Flatten(report.MustJSON(file)), report.Flatten(report.MustJSON(eff)), report.FlattenAny(raw)
-	keys := make([]string, 0, len(effective))
-	for k := range effective {
-		keys = append(keys, k)
-	}
-	for k := range fromFile {
-		if _, ok := effective[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: []output.ConfigEntry{}}
-	for _, k := range keys {
-		v, ok := effective[k]
-		if !ok {
-			continue
-		}
-		src := "default"
-		if _, ok := inFile[k]; ok {
-			src = "file"
-		}
-		if fromFile[k] != v {
-			src = "env"
-		}
-		if report.SecretKey(k) {
-			if v == `""` || v == "null" {
-				v = "(unset)"
-			} else {
-				v = "(set)"
-			}
-		}
-		doc.Settings = append(doc.Settings, output.ConfigEntry{Key: k, Value: v, Source: src})
-	}
+	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: settings}
 	return output.Write(a.stdout, a.format, doc)
 }
 
@@ -273,43 +236,6 @@ func (a *app) authStatus() error {
 			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
 		}
 	}
-	names := map[string]bool{}
-	for n := range cfg.Providers {
-		names[n] = true
-	}
-	for n := range used {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	for _, n := range sorted {
-		e := output.AuthEntry{Provider: n}
-		cred, inUse := used[n]
-		e.Used = inUse
-		p := cfg.Providers[n]
-		switch {
-		case inUse:
-			e.Credential = cred
-		case p.APIKeyEnv != "":
-			e.Credential = output.Credential{Source: "api_key_env", Variable: p.APIKeyEnv}
-		case p.APIKey != "":
-			e.Credential = output.Credential{Source: "api_key"}
-		default:
-			e.Credential = output.Credential{Source: "none"}
-			if s, ok := providers.Lookup(n); ok && s.KeyEnv != "" {
-				e.Credential = output.Credential{Source: "api_key_env", Variable: s.KeyEnv}
-			}
-		}
-		switch e.Credential.Source {
-		case "api_key":
-			e.Set = true
-		case "env-override", "api_key_env":
-			e.Set = os.Getenv(e.Credential.Variable) != ""
-		}
-		doc.Providers = append(doc.Providers, e)
-	}
+	doc.Providers = report.AuthEntries(cfg, used)
 	return output.Write(a.stdout, a.format, doc)
 }

@@ -23,20 +23,20 @@ func TestSecretKey(t *testing.T) {
 		{"channels.telegram.token_env", false},
 		{"agents.defaults.model", false},
 	} {
-		if got := SecretKey(tt.key); got != tt.want {
-			t.Errorf("SecretKey(%q) = %v, want %v", tt.key, got, tt.want)
+		if got := secretKey(tt.key); got != tt.want {
+			t.Errorf("secretKey(%q) = %v, want %v", tt.key, got, tt.want)
 		}
 	}
 }
 
 func TestFlatten(t *testing.T) {
-	got := Flatten([]byte(`{"a":{"b":1,"c":[1,2],"d":{}},"e":"x"}`))
+	got := flatten([]byte(`{"a":{"b":1,"c":[1,2],"d":{}},"e":"x"}`))
 	want := map[string]string{"a.b": "1", "a.c": "[1,2]", "a.d": "{}", "e": `"x"`}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("Flatten (-want +got):\n%s", d)
+		t.Fatalf("flatten (-want +got):\n%s", d)
 	}
-	if got := Flatten([]byte("not json")); len(got) != 0 {
-		t.Fatalf("Flatten of a broken document = %v", got)
+	if got := flatten([]byte("not json")); len(got) != 0 {
+		t.Fatalf("flatten of a broken document = %v", got)
 	}
 }
 

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers"
 )
 
 // ModelLine is the report line of one resolved model.
@@ -88,9 +90,9 @@ func StoredState(doc *output.Status, cfg *config.Config, home string) error {
 	return nil
 }
 
-// SecretKey reports whether a dotted key holds a credential, by its last
+// secretKey reports whether a dotted key holds a credential, by its last
 // segment: these are never printed.
-func SecretKey(k string) bool {
+func secretKey(k string) bool {
 	last := k[strings.LastIndexByte(k, '.')+1:]
 	if i := strings.IndexByte(last, '['); i >= 0 {
 		last = last[:i]
@@ -103,8 +105,8 @@ func SecretKey(k string) bool {
 	return strings.Contains(k, ".env.")
 }
 
-// MustJSON is v as JSON; v must be a value that marshals.
-func MustJSON(v any) []byte {
+// mustJSON is v as JSON; v must be a value that marshals.
+func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("config does not encode: %v", err)) // a Config always encodes
@@ -112,20 +114,20 @@ func MustJSON(v any) []byte {
 	return b
 }
 
-// Flatten turns a JSON document into dotted keys and compact JSON values;
+// flatten turns a JSON document into dotted keys and compact JSON values;
 // arrays are values of their own.
-func Flatten(data []byte) map[string]string {
+func flatten(data []byte) map[string]string {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return map[string]string{}
 	}
-	return FlattenAny(v)
+	return flattenAny(v)
 }
 
-// FlattenAny is [Flatten] of an already decoded JSON value.
-func FlattenAny(v any) map[string]string {
+// flattenAny is flatten of an already decoded JSON value.
+func flattenAny(v any) map[string]string {
 	out := map[string]string{}
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
@@ -144,6 +146,101 @@ func FlattenAny(v any) map[string]string {
 	}
 	if v != nil {
 		walk("", v)
+	}
+	return out
+}
+
+// ConfigSettings lists every setting of the config at cfgPath, which
+// parsed to file (the defaults when there is no file) with raw its JSON
+// as written: the effective value after environment overrides, where it
+// comes from (default, file or env), and credentials as (set) or
+// (unset), never their value.
+func ConfigSettings(cfgPath string, file *config.Config, raw map[string]any) ([]output.ConfigEntry, error) {
+	eff, err := config.Parse(cfgPath, mustJSON(file))
+	if err != nil {
+		return nil, err
+	}
+	if err := config.ApplyEnv(eff, os.Environ()); err != nil {
+		return nil, err
+	}
+	fromFile, effective, inFile := flatten(mustJSON(file)), flatten(mustJSON(eff)), flattenAny(raw)
+	keys := make([]string, 0, len(effective))
+	for k := range effective {
+		keys = append(keys, k)
+	}
+	for k := range fromFile {
+		if _, ok := effective[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := []output.ConfigEntry{}
+	for _, k := range keys {
+		v, ok := effective[k]
+		if !ok {
+			continue
+		}
+		src := "default"
+		if _, ok := inFile[k]; ok {
+			src = "file"
+		}
+		if fromFile[k] != v {
+			src = "env"
+		}
+		if secretKey(k) {
+			if v == `""` || v == "null" {
+				v = "(unset)"
+			} else {
+				v = "(set)"
+			}
+		}
+		out = append(out, output.ConfigEntry{Key: k, Value: v, Source: src})
+	}
+	return out, nil
+}
+
+// AuthEntries reports each provider cfg declares or used names (the
+// credential each resolved model uses, by provider): where its
+// credential comes from and whether it is set, never the credential.
+func AuthEntries(cfg *config.Config, used map[string]output.Credential) []output.AuthEntry {
+	names := map[string]bool{}
+	for n := range cfg.Providers {
+		names[n] = true
+	}
+	for n := range used {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	out := []output.AuthEntry{}
+	for _, n := range sorted {
+		e := output.AuthEntry{Provider: n}
+		cred, inUse := used[n]
+		e.Used = inUse
+		p := cfg.Providers[n]
+		switch {
+		case inUse:
+			e.Credential = cred
+		case p.APIKeyEnv != "":
+			e.Credential = output.Credential{Source: "api_key_env", Variable: p.APIKeyEnv}
+		case p.APIKey != "":
+			e.Credential = output.Credential{Source: "api_key"}
+		default:
+			e.Credential = output.Credential{Source: "none"}
+			if s, ok := providers.Lookup(n); ok && s.KeyEnv != "" {
+				e.Credential = output.Credential{Source: "api_key_env", Variable: s.KeyEnv}
+			}
+		}
+		switch e.Credential.Source {
+		case "api_key":
+			e.Set = true
+		case "env-override", "api_key_env":
+			e.Set = os.Getenv(e.Credential.Variable) != ""
+		}
+		out = append(out, e)
 	}
 	return out
 }
