@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/spf13/cobra"
 )
 
@@ -93,5 +94,28 @@ func TestGatewayFlags(t *testing.T) {
 	}
 	if err := parse((&app{}).newGatewayCommand(func(context.Context, *gatewayOptions) error { return nil }), "--grace", "soon"); err == nil {
 		t.Fatal("a bad --grace was accepted")
+	}
+}
+
+func TestOnboardFlags(t *testing.T) {
+	var got *onboard.Choices
+	run := func(_ context.Context, c *onboard.Choices) error { got = c; return nil }
+	if err := parse((&app{}).newOnboardCommand(run)); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(onboard.Choices{OllamaURL: "http://localhost:11434", Sandbox: "auto"}, *got); d != "" {
+		t.Fatalf("defaults (-want +got):\n%s", d)
+	}
+	args := []string{"--provider", "custom", "--model", "m", "--api-base", "http://h/v1", "--api-key-env", "K", "--ollama-url", "http://o", "--shell-sandbox", "off"}
+	if err := parse((&app{}).newOnboardCommand(run), args...); err != nil {
+		t.Fatal(err)
+	}
+	want := onboard.Choices{Provider: "custom", Model: "m", APIBase: "http://h/v1", APIKeyEnv: "K", OllamaURL: "http://o", Sandbox: "off"}
+	if d := cmp.Diff(want, *got); d != "" {
+		t.Fatalf("flags (-want +got):\n%s", d)
+	}
+	// There is no flag for the key itself: it would land in shell history.
+	if err := parse((&app{}).newOnboardCommand(run), "--api-key", "sk-x"); err == nil {
+		t.Fatal("--api-key was accepted")
 	}
 }

@@ -17,7 +17,11 @@ import (
 	"github.com/joshbot/joshbot/sandbox"
 )
 
-func (a *app) onboardCommand() *cobra.Command {
+func (a *app) onboardCommand() *cobra.Command { return a.newOnboardCommand(a.onboard) }
+
+// newOnboardCommand wires the onboard flags into onboard.Choices and hands
+// them to runF.
+func (a *app) newOnboardCommand(runF func(context.Context, *onboard.Choices) error) *cobra.Command {
 	var f onboard.Choices
 	cmd := &cobra.Command{
 		Use:   "onboard",
@@ -29,7 +33,7 @@ func (a *app) onboardCommand() *cobra.Command {
 			"The config stores the variable's name, never the key itself.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.onboard(cmd.Context(), &f)
+			return runF(cmd.Context(), &f)
 		},
 	}
 	fl := cmd.Flags()
