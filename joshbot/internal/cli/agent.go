@@ -26,10 +26,12 @@ type agentOptions struct {
 	// otherwise the run is a conversation.
 	Message string
 	OneShot bool
-	// Session is the session key; Continue replaces it with the most
-	// recently updated session.
-	Session  string
-	Continue bool
+	// Session is the session key. Continue continues the command line's
+	// most recently updated session, or Session when SessionSet (--session
+	// was given).
+	Session    string
+	SessionSet bool
+	Continue   bool
 }
 
 func (a *app) agentCommand() *cobra.Command { return a.newAgentCommand(a.runAgent) }
@@ -46,9 +48,7 @@ func (a *app) newAgentCommand(runF func(context.Context, *agentOptions) error) *
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.OneShot = cmd.Flags().Changed("message")
-			if opts.Continue && cmd.Flags().Changed("session") {
-				return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
-			}
+			opts.SessionSet = cmd.Flags().Changed("session")
 			if opts.OneShot && strings.TrimSpace(opts.Message) == "" {
 				return errors.New("-m/--message is empty: give the text to send")
 			}
@@ -58,7 +58,7 @@ func (a *app) newAgentCommand(runF func(context.Context, *agentOptions) error) *
 	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "send one message and print the reply")
 	cmd.Flags().StringVarP(&opts.Session, "session", "s", defaultSession, "session key, channel:name")
 	a.addProfileFlag(cmd)
-	cmd.Flags().BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session (a one-line recap goes to stderr)")
+	cmd.Flags().BoolVarP(&opts.Continue, "continue", "c", false, "continue the command line's most recent session, or the one --session names (a one-line recap goes to stderr)")
 	return cmd
 }
 
@@ -78,7 +78,11 @@ func (a *app) runAgent(ctx context.Context, opts *agentOptions) error {
 	defer rt.Drain(ctx)
 	session := opts.Session
 	if opts.Continue {
-		if session, err = a.continueSession(rt.Sessions); err != nil {
+		named := ""
+		if opts.SessionSet {
+			named = opts.Session
+		}
+		if session, err = a.continueSession(rt.Sessions, named); err != nil {
 			return err
 		}
 	}
@@ -109,6 +113,10 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 		return nil
 	}
 	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
+		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
+	}
+	if reply != nil && !streamed && errors.Is(err, agent.ErrNotSaved) {
+		// The answer is real; only its keeping failed.
 		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
 	}
 	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(strings.TrimPrefix(err.Error(), "agent: ")))

@@ -31,9 +31,9 @@ func TestAgentFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "conversation", args: nil, want: agentOptions{Session: defaultSession}},
-		{name: "one shot", args: []string{"-m", "hi", "-s", "cli:work"}, want: agentOptions{Message: "hi", OneShot: true, Session: "cli:work"}},
+		{name: "one shot", args: []string{"-m", "hi", "-s", "cli:work"}, want: agentOptions{Message: "hi", OneShot: true, Session: "cli:work", SessionSet: true}},
 		{name: "continue", args: []string{"-c", "--message=again"}, want: agentOptions{Message: "again", OneShot: true, Session: defaultSession, Continue: true}},
-		{name: "continue and session", args: []string{"-c", "-s", "cli:x"}, wantErr: "drop --session"},
+		{name: "continue a named session", args: []string{"-c", "-s", "cli:x"}, want: agentOptions{Session: "cli:x", SessionSet: true, Continue: true}},
 		{name: "empty message", args: []string{"-m", "  "}, wantErr: "-m/--message is empty"},
 		{name: "stray argument", args: []string{"hello"}, wantErr: "unknown command"},
 	} {

@@ -192,7 +192,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 			DisableStreaming: !d.Streaming,
 			QuietFallback:    d.QuietFallback,
 		},
-		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std()},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std(), MaxAnswerBytes: d.MaxAnswerBytes},
 		Memory: agent.MemoryOptions{
 			LongTerm:            lt,
 			CompactionThreshold: d.CompactionThreshold,
@@ -370,4 +370,5 @@ var agentSettingNames = agent.SettingNames{
 	Timeout:          "agents.defaults.timeout",
 	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
 	Profiles:         "agents.profiles in config.json",
+	MaxAnswerBytes:   "agents.defaults.max_answer_bytes",
 }
