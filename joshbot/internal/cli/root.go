@@ -77,7 +77,15 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	return 1
 }
 
-// app holds what every command shares: the streams and the global flags.
+// app is the commands' factory: the one place a command reaches the rest
+// of the binary from. It holds the streams; the global flags, which only
+// the root command's flags and its PersistentPreRun set (--config,
+// --log-level, --output; --profile on the commands that take it); and the
+// services built on them: paths, loadConfig, loadRuntime and loadStored,
+// the logger, the clock, and the provider health the process shares.
+// What a command wants of the runtime it asks for in the runtime.Options
+// it passes to loadRuntime; no command sets a field here for another to
+// read. The fields after health are test hooks.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
