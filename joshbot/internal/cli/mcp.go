@@ -46,7 +46,7 @@ func (a *app) mcpListCommand() *cobra.Command {
 				return err
 			}
 			store := mcpclient.OpenTrustStore(filepath.Join(home, trustFile))
-			doc, err := report.InspectMCP(cmd.Context(), cfg, store, nil)
+			doc, err := report.InspectMCP(cmd.Context(), cfg, store, filepath.Join(home, runtime.ManifestCacheFile), nil)
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ func (a *app) mcpTrustCommand() *cobra.Command {
 				return fmt.Errorf("no MCP server %q in config: declared servers are %s", name, report.Declared(cfg))
 			}
 			store := mcpclient.OpenTrustStore(filepath.Join(home, trustFile))
-			doc, err := report.InspectMCP(cmd.Context(), cfg, store, []string{name})
+			doc, err := report.InspectMCP(cmd.Context(), cfg, store, filepath.Join(home, runtime.ManifestCacheFile), []string{name})
 			if err != nil {
 				return err
 			}

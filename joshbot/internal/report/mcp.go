@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/mcpclient"
@@ -44,8 +45,8 @@ type MCPServer struct {
 
 // InspectMCP starts the named servers (all declared ones when only is
 // empty; disabled ones only when named), reads their state and manifests,
-// and stops them.
-func InspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustStore, only []string) (*MCPDoc, error) {
+// and stops them. The manifests are cached in the file manifestCache.
+func InspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustStore, manifestCache string, only []string) (*MCPDoc, error) {
 	names := only
 	if len(names) == 0 {
 		names = cfg.MCP.Names()
@@ -58,7 +59,9 @@ func InspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustS
 			decls = append(decls, s.Server(n))
 		}
 	}
-	m := mcpclient.NewManager(&mcpclient.Options{Trust: store})
+	// The manifests read here are cached, so the next agent, gateway or
+	// serve offers a server approved meanwhile at once.
+	m := mcpclient.NewManager(&mcpclient.Options{Trust: store, ManifestCache: manifestCache})
 	defer m.Close()
 	if err := m.Start(ctx, decls); err != nil {
 		return nil, err
@@ -107,6 +110,12 @@ func WriteMCPText(w io.Writer, doc *MCPDoc) {
 		fmt.Fprintf(w, "%s: %s (%s: %s)\n", s.Name, s.State, s.Transport, what)
 		if s.Reason != "" {
 			fmt.Fprintf(w, "  %s\n", displayable(s.Reason))
+		}
+		if s.Restarts > 0 || s.LastError != "" {
+			fmt.Fprintf(w, "  restarts: %d of %d in the window; last error: %s\n", s.Restarts, s.RestartBudget, displayable(s.LastError))
+		}
+		if !s.RetryAt.IsZero() {
+			fmt.Fprintf(w, "  down until %s (restart budget used up)\n", s.RetryAt.Local().Format(time.DateTime))
 		}
 		if s.SHA256 != "" {
 			fmt.Fprintf(w, "  manifest sha256 %s\n", s.SHA256)

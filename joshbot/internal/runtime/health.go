@@ -13,6 +13,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -24,8 +25,29 @@ const HealthFile = "provider_health.json"
 // healthEvery is how often the table is checked for changes.
 const healthEvery = 5 * time.Second
 
-type healthDoc struct {
+// HealthDoc is the health file: the provider health and the MCP servers'
+// running state a daemon last recorded.
+type HealthDoc struct {
 	Providers []output.ProviderHealth `json:"providers"`
+	// MCPServers are the process's MCP servers as it last saw them (state,
+	// restarts, last error); only the running-state fields are set.
+	MCPServers []output.MCPServerStatus `json:"mcp_servers,omitempty"`
+}
+
+// mcpEntries is the running state of m's servers, for the health file.
+func mcpEntries(m *mcpclient.Manager) []output.MCPServerStatus {
+	if m == nil {
+		return nil
+	}
+	var out []output.MCPServerStatus
+	for _, st := range m.Status() {
+		e := output.MCPServerStatus{Name: st.Name, State: string(st.State), Restarts: st.Restarts, RestartBudget: st.RestartBudget, LastError: redact.String(st.LastError)}
+		if !st.RetryAt.IsZero() {
+			e.RetryAt = st.RetryAt.UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // healthEntries converts a snapshot taken at now into report entries with
@@ -47,9 +69,9 @@ func healthEntries(snap []providers.ProviderHealth, now time.Time) []output.Prov
 // persistHealth writes the process's provider health to the home whenever
 // it changes, until ctx ends. Write failures are logged once per change.
 func (rt *Runtime) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
-	var last []output.ProviderHealth
+	var last HealthDoc
 	write := func() {
-		cur := healthEntries(rt.Health.Snapshot(), time.Now())
+		cur := HealthDoc{Providers: healthEntries(rt.Health.Snapshot(), time.Now()), MCPServers: mcpEntries(rt.MCP)}
 		if reflect.DeepEqual(cur, last) {
 			return
 		}
@@ -70,8 +92,8 @@ func (rt *Runtime) persistHealth(ctx context.Context, home string, tick <-chan t
 	}
 }
 
-func writeHealth(home string, entries []output.ProviderHealth) error {
-	b, err := json.MarshalIndent(healthDoc{Providers: entries}, "", "  ")
+func writeHealth(home string, doc HealthDoc) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -93,22 +115,22 @@ func writeHealth(home string, entries []output.ProviderHealth) error {
 
 // ReadHealth returns what a running process last recorded in home; none
 // when no daemon has run.
-func ReadHealth(home string) ([]output.ProviderHealth, error) {
+func ReadHealth(home string) (HealthDoc, error) {
+	doc := HealthDoc{Providers: []output.ProviderHealth{}}
 	b, err := os.ReadFile(filepath.Join(home, HealthFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return []output.ProviderHealth{}, nil
+		return doc, nil
 	}
 	if err != nil {
-		return nil, err
+		return doc, err
 	}
-	var doc healthDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %w", HealthFile, err)
+		return doc, fmt.Errorf("%s is not valid JSON: %w", HealthFile, err)
 	}
 	if doc.Providers == nil {
 		doc.Providers = []output.ProviderHealth{}
 	}
-	return doc.Providers, nil
+	return doc, nil
 }
 
 // StartHealthFile keeps the process's provider health in the home for

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestWithdrawalsReachWrappedRegistries(t *testing.T) {
 	if err := wrapped.Register(fakeMCPTool{"mcp__a__x"}); err != nil {
 		t.Fatal(err)
 	}
-	w.track(wrapped)
+	w.track(wrapped, ProgressTools)
 	if has(reg, "mcp__a__x") || has(wrapped, "mcp__a__x") || !has(wrapped, "mcp__b__y") {
 		t.Fatalf("after the first withdrawal: %v / %v", reg.Names(), wrapped.Names())
 	}
@@ -69,5 +70,34 @@ func TestWithdrawalsReachWrappedRegistries(t *testing.T) {
 	_, err = wrapped.Execute(context.Background(), "mcp__b__z", nil)
 	if want := `tool mcp__b__z is no longer available: mcp server "b" failed: stopped again after its one restart (its process exit status 3): restart joshbot to try again`; err == nil || err.Error() != want {
 		t.Fatalf("call after failure: %v\nwant %s", err, want)
+	}
+}
+
+// Tools of a server that comes up after launch reach every tracked
+// registry, wrapped the way that registry wraps its tools (serve's and
+// the gateway's progress reports), and skip what was withdrawn.
+func TestLateMCPToolsReachWrappedRegistries(t *testing.T) {
+	reg := tools.NewRegistry()
+	w := &mcpWithdrawals{log: slog.New(slog.NewTextHandler(io.Discard, nil)), gone: map[string]string{"mcp__c__gone": "withdrawn"}}
+	w.track(reg, nil)
+	wrapped, err := ProgressTools(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.track(wrapped, ProgressTools)
+	w.add("c", []tools.Tool{fakeMCPTool{"mcp__c__x"}, fakeMCPTool{"mcp__c__gone"}})
+	if got, ok := reg.Get("mcp__c__x"); !ok || reflect.TypeOf(got) != reflect.TypeOf(fakeMCPTool{}) {
+		t.Fatalf("base registry: %v %T", ok, got)
+	}
+	if got, ok := wrapped.Get("mcp__c__x"); !ok || reflect.TypeOf(got) != reflect.TypeOf(progressTool{}) {
+		t.Fatalf("wrapped registry: %v %T; want the progress-wrapped tool", ok, got)
+	}
+	if _, ok := wrapped.Get("mcp__c__gone"); ok {
+		t.Fatal("a withdrawn tool was registered")
+	}
+	// Already there (registered from Tools() at launch): left alone.
+	w.add("c", []tools.Tool{fakeMCPTool{"mcp__c__x"}})
+	if reg.Len() != 1 || wrapped.Len() != 1 {
+		t.Fatalf("registries: %v / %v", reg.Names(), wrapped.Names())
 	}
 }

@@ -176,7 +176,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err := tools.RegisterSessionSearch(reg, store); err != nil {
 		return nil, err
 	}
-	mcpm, withdrawals, err := startMCP(ctx, cfg, home, reg, o.Logger)
+	mcpm, withdrawals, err := startMCP(cfg, home, reg, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 		opts.Tools = reg
 		// The wrapped copy is what the agent offers: a server revoked
 		// from here on must leave it too.
-		withdrawals.track(reg)
+		withdrawals.track(reg, o.WrapTools)
 	}
 	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
@@ -347,7 +347,7 @@ func (o *Options) ProviderChain(mc *config.ModelConfig) (*providers.Chain, error
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
-		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey}, MaxRetries: m.MaxRetries})
 	}
 	return providers.NewChain(&providers.ChainOptions{
 		Candidates: cands,
