@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -47,7 +48,7 @@ func (a *app) continueSession(store *memory.Store, named string) (string, error)
 	}
 	recap := fmt.Sprintf("continuing %s: %d messages, last active %s ago", info.Key, len(snap.Messages), time.Since(info.Updated).Round(time.Second))
 	if last != "" {
-		recap += fmt.Sprintf("; last asked: %q", clipLine(redact.String(last), 80))
+		recap += fmt.Sprintf("; last asked: %q", report.ClipLine(redact.String(last), 80))
 	}
 	fmt.Fprintln(a.stderr, recap)
 	return info.Key, nil

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/memory"
 )
 
@@ -27,7 +24,7 @@ func (a *app) memoryCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.memoryStatus(st.Memory)
+			return report.WriteMemoryStatus(a.stdout, st.Memory)
 		},
 	}, &cobra.Command{
 		Use:   "consolidate",
@@ -70,37 +67,4 @@ func (a *app) memoryCommand() *cobra.Command {
 		},
 	})
 	return cmd
-}
-
-func (a *app) memoryStatus(lt *memory.LongTerm) error {
-	ds, err := lt.DreamStatus()
-	if err != nil {
-		return err
-	}
-	size := func(p string) string {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return "absent"
-		}
-		return humanSize(fi.Size())
-	}
-	sessionFiles, _ := filepath.Glob(filepath.Join(lt.SessionDir(), "*.md"))
-	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "Workspace:\t%s\n", redact.String(lt.Dir()))
-	fmt.Fprintf(w, "MEMORY.md:\t%s (limit %s; the overflow is consolidated, never cut)\n", size(filepath.Join(lt.Dir(), memory.MemoryFileName)), humanSize(int64(lt.MaxBytes())))
-	fmt.Fprintf(w, "Session memories:\t%d files in %s\n", len(sessionFiles), redact.String(lt.SessionDir()))
-	fmt.Fprintf(w, "HISTORY.md:\t%s\n", size(lt.HistoryPath()))
-	fmt.Fprintf(w, "Dream mode:\t%s\n", ds.Mode)
-	pending := fmt.Sprintf("%d turns (%s)", ds.RawRecords, humanSize(ds.RawBytes))
-	if ds.Interrupted {
-		pending += ", including an interrupted run that the next consolidation finishes"
-	}
-	fmt.Fprintf(w, "Waiting to consolidate:\t%s\n", pending)
-	fmt.Fprintf(w, "Insights:\t%d from %d runs\n", ds.Insights, ds.Batches)
-	last := "never"
-	if !ds.LastRun.IsZero() {
-		last = ds.LastRun.UTC().Format(time.DateTime) + " UTC"
-	}
-	fmt.Fprintf(w, "Last consolidation:\t%s\n", last)
-	return w.Flush()
 }

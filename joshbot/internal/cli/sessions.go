@@ -61,7 +61,7 @@ func (a *app) sessionsList() *cobra.Command {
 				if snap.Unreadable > 0 {
 					n += fmt.Sprintf(" (+%d unreadable)", snap.Unreadable)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", in.Key, n, humanSize(in.Size), in.Updated.UTC().Format(time.DateTime))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", in.Key, n, report.HumanSize(in.Size), in.Updated.UTC().Format(time.DateTime))
 			}
 			return w.Flush()
 		},
@@ -92,7 +92,7 @@ func (a *app) sessionsShow() *cobra.Command {
 			}
 			w := bufio.NewWriter(a.stdout)
 			for i := range msgs {
-				fmt.Fprintln(w, redact.String(showLine(&msgs[i])))
+				fmt.Fprintln(w, redact.String(report.MessageLine(&msgs[i])))
 			}
 			if snap.Unreadable > 0 {
 				fmt.Fprintf(w, "(%d unreadable lines skipped; `joshbot sessions export` records them)\n", snap.Unreadable)
@@ -111,28 +111,6 @@ func readSession(store *memory.Store, key string) (*memory.Snapshot, error) {
 		return nil, fmt.Errorf("no session %q: `joshbot sessions list` shows the sessions there are", key)
 	}
 	return snap, err
-}
-
-// showLine renders one message on one line.
-func showLine(m *memory.Message) string {
-	var b strings.Builder
-	if !m.Time.IsZero() {
-		b.WriteString("[" + m.Time.UTC().Format("2006-01-02 15:04:05") + "] ")
-	}
-	if m.Kind == memory.KindCompaction {
-		b.WriteString("summary of earlier messages: ")
-	} else {
-		b.WriteString(m.Role)
-		if m.Name != "" {
-			b.WriteString(" (" + m.Name + ")")
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(m.Content)
-	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [calls %s %s]", c.Name, c.Arguments)
-	}
-	return b.String()
 }
 
 func (a *app) sessionsSearch() *cobra.Command {
@@ -164,7 +142,7 @@ func (a *app) sessionsSearch() *cobra.Command {
 				if h.Archived {
 					where += " (archive)"
 				}
-				fmt.Fprintf(w, "%s  %s\n", where, redact.String(clipLine(showLine(&h.Message), 400)))
+				fmt.Fprintf(w, "%s  %s\n", where, redact.String(report.ClipLine(report.MessageLine(&h.Message), 400)))
 			}
 			return w.Flush()
 		},
@@ -329,28 +307,6 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, errors.New("the age must be positive")
 	}
 	return d, nil
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// clipLine flattens s to one line of at most n bytes.
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func (a *app) sessionsExport() *cobra.Command {

@@ -71,3 +71,21 @@ func TestTelegramStatus(t *testing.T) {
 		t.Fatal("the token itself is in the report")
 	}
 }
+
+func TestHumanSizeAndClipLine(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1536, "1.5 KiB"}, {3 << 20, "3.0 MiB"}} {
+		if got := HumanSize(tt.n); got != tt.want {
+			t.Errorf("HumanSize(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	// Whitespace folds to one line, and a cut never splits a rune.
+	if got := ClipLine("a\n  b\tc", 10); got != "a b c" {
+		t.Errorf("ClipLine = %q", got)
+	}
+	if got := ClipLine("ab€cd", 3); got != "ab…" {
+		t.Errorf("ClipLine cut inside a rune: %q", got)
+	}
+}
