@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 	"github.com/joshbot/joshbot/sandbox"
@@ -119,7 +120,7 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 		// The answer is real; only its keeping failed.
 		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
 	}
-	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(strings.TrimPrefix(err.Error(), "agent: ")))
+	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(redact.String(strings.TrimPrefix(err.Error(), "agent: "))))
 	return exitError{code: 1}
 }
 

@@ -99,7 +99,8 @@ func (g *Gateway) surfaceChannels(rt *runtime.Runtime) ([]channels.Channel, erro
 			}
 			routes[i] = webhook.Route{Name: r.Name, Path: r.Path, Secret: secret, Agent: r.Agent, Events: r.Events}
 		}
-		rx, err := webhook.New(&webhook.Options{Addr: w.Listen, Routes: routes, MaxBody: w.MaxBodyBytes, Logger: g.log})
+		rx, err := webhook.New(&webhook.Options{Addr: w.Listen, Routes: routes, MaxBody: w.MaxBodyBytes, Logger: g.log,
+			StateDir: filepath.Join(g.rt.Home, "gateway")})
 		if err != nil {
 			return nil, err
 		}

@@ -164,6 +164,26 @@ func TestGatewayWebhookForgedNeverRunsSignedRunsWithItsProfile(t *testing.T) {
 	if !strings.Contains(logText, "reviewed") {
 		t.Fatalf("the reply was not logged:\n%s", logText)
 	}
+
+	// A captured delivery replayed under a fresh id after a restart: the
+	// signature does not cover the id, so the gateway must know the body.
+	var logs2 bytes.Buffer
+	stop2 := runGateway(t, p, &logs2)
+	defer stop2()
+	deadline = time.Now().Add(10 * time.Second)
+	for post("", "probe-2") != http.StatusUnauthorized {
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted webhook receiver never answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(sig, "replayed-under-a-new-id"); code != http.StatusAccepted {
+		t.Fatalf("replay: %d, want 202", code)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("a replayed delivery ran again after a restart: the model was called %d times\n%s", n, stop2())
+	}
 }
 
 func (s *syncWriter) String() string {
