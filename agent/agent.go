@@ -636,7 +636,9 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		// Nothing reached the screen, so a plain request can redo the
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
+		started := t.waitFor()
 		resp, err = t.a.provider.Chat(ctx, req)
+		started()
 		if err == nil {
 			t.fallback(resp.FallbackNotice)
 		}
