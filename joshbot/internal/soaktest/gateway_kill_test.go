@@ -22,15 +22,40 @@ import (
 // a message whose turn the crash cut off.
 const restartNotice = "I was restarted while working on your last message"
 
-// buildBinary builds joshbot into a temporary directory.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildBinary builds joshbot once for the package's tests, into a
+// temporary directory TestMain removes.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "joshbot")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/joshbot/joshbot/joshbot/cmd/joshbot").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build joshbot: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "joshbot-soak-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "joshbot")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/joshbot/joshbot/joshbot/cmd/joshbot").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build joshbot: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
 }
 
 // soakMessage is one message a user sent, with where it went.
