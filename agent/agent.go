@@ -38,116 +38,14 @@ type Provider interface {
 	ChatStream(ctx context.Context, req *providers.Request, onDelta func(providers.Delta)) (*providers.Response, error)
 }
 
-// Options configures an [Agent]. Provider, Model and Sessions are required.
-type Options struct {
-	// Provider answers chat requests.
-	Provider Provider
-	// ProviderName names the provider in error messages; empty means
-	// "provider".
-	ProviderName string
-	// Model is the wire model id sent with every request.
-	Model string
-	// Tools the model may call; nil means none.
-	Tools *tools.Registry
-	// Sessions stores every conversation.
-	Sessions *memory.Store
-	// Workspace is the directory holding the identity files and MEMORY.md;
-	// empty means a built-in prompt and no long-term memory.
-	Workspace string
-	// MaxIterations bounds model calls per turn; zero means
-	// DefaultMaxIterations.
-	MaxIterations int
-	// Timeout bounds one turn; zero or negative means DefaultTimeout.
-	Timeout time.Duration
-	// HistoryLimit bounds how many stored messages a turn sends; zero means
-	// DefaultHistoryLimit.
-	HistoryLimit int
-	// Temperature is sent when non-nil.
-	Temperature *float64
-	// MaxTokens is sent when non-zero.
-	MaxTokens int
-	// DisableStreaming keeps even turns with a sink on the non-streaming
-	// path; the sink then receives the whole answer at once.
-	DisableStreaming bool
-	// QuietFallback suppresses the one-line notice a provider chain sets
-	// (providers.Response.FallbackNotice) when a fallback model answered.
-	// False shows it at the start of the reply, streamed or not, because a
-	// silent model switch reads as the primary working.
-	QuietFallback bool
-	// Logger receives operational logs; nil means slog.Default().
-	Logger *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// CompactionThreshold is the estimated size in tokens of a session's
-	// history above which its older part is summarized (a session longer
-	// than HistoryLimit messages is compacted too): in the background after
-	// the reply that takes it over, or, failing that, before the next
-	// turn's request. Zero means DefaultCompactionThreshold and a negative
-	// value turns automatic compaction off (/compact still works).
-	CompactionThreshold int
-	// Memory is the workspace's long-term memory; nil means no history
-	// log, no learning and no per-session facts.
-	Memory *memory.LongTerm
-	// DisableLearning skips the model call after each turn that extracts
-	// facts; the history log is still written.
-	DisableLearning bool
-	// LearnShared stores learned facts in the shared MEMORY.md, which every
-	// session sees, instead of the session's own memory. Only for a
-	// workspace that serves one person.
-	LearnShared bool
-	// LearnTimeout bounds the learning step after a turn; zero means
-	// DefaultLearnTimeout. A compaction after the turn is bounded by
-	// Timeout instead.
-	LearnTimeout time.Duration
-
-	// The fields below are the growth hooks: slash commands, per-session
-	// preferences, loop safety, incidents and subagents (see extend.go).
-
-	// RepeatLimit is how many identical tool calls in a row run before the
-	// next one is refused; zero means DefaultRepeatLimit, negative disables
-	// the check.
-	RepeatLimit int
-	// Prefs stores each session's /model, /personality and /agent choices;
-	// nil keeps them in the session's metadata sidecar in Sessions.
-	Prefs SessionPrefs
-	// ModelChoices are the models a bare /model offers; the configured
-	// model is always offered first.
-	ModelChoices []string
-	// SaveGlobalModel persists /model <name> --global as the config
-	// default; nil means --global is refused with an explanation.
-	SaveGlobalModel func(ctx context.Context, model string) error
-	// Personalities adds to or replaces the built-in personalities, by
-	// name; the text goes into the prompt. Nil means the built-in ones.
-	Personalities map[string]string
-	// Profiles are the named agent profiles /agent and the delegate tool
-	// pick from; nil means none.
-	Profiles map[string]Profile
-	// ProviderStatus adds provider health lines to /status; nil adds none.
-	ProviderStatus func() []string
-	// Incidents records turn failures; nil records none.
-	Incidents IncidentRecorder
-	// Skills supplies skill summaries for the prompt; nil means none.
-	Skills SkillSummaries
-	// MaxSubagentDepth is how deep subagents may nest: 1 lets the main
-	// agent spawn subagents that cannot spawn again. Zero means 1; negative
-	// disables subagents.
-	MaxSubagentDepth int
-	// SubagentMaxIterations bounds one subagent's model calls; zero means
-	// DefaultSubagentIterations.
-	SubagentMaxIterations int
-	// OnTurn, when set, is called after every completed turn with the
-	// names of the tools it called, in order (used by skill detection).
-	OnTurn func(sessionKey string, toolNames []string)
-}
-
 // Agent runs turns. It is safe for concurrent use: turns on different
 // session keys run in parallel, turns on one key are serialized.
 type Agent struct {
 	provider      Provider
 	providerName  string
 	model         string
-	tools         *tools.Registry
-	sessions      *memory.Store
+	tools         Tools
+	sessions      Sessions
 	workspace     string
 	maxIterations int
 	timeout       time.Duration
@@ -159,9 +57,10 @@ type Agent struct {
 	log           *slog.Logger
 	now           func() time.Time
 	files         fileCache
+	names         SettingNames
 
 	compactionThreshold int
-	memory              *memory.LongTerm
+	memory              LongTermMemory
 	disableLearning     bool
 	learnShared         bool
 	learnTimeout        time.Duration
@@ -173,39 +72,44 @@ type Agent struct {
 	ext     extension
 }
 
-// New checks opts and returns an Agent.
-func New(opts *Options) (*Agent, error) {
-	if opts == nil || opts.Provider == nil {
-		return nil, errors.New("agent: a provider is required")
+// New returns an Agent that asks provider for model and keeps its
+// conversations in sessions (a *memory.Store, typically). opts may be nil.
+func New(provider Provider, model string, sessions Sessions, opts *Options) (*Agent, error) {
+	if provider == nil {
+		return nil, errors.New("agent: New needs a provider")
 	}
-	if opts.Model == "" {
-		return nil, errors.New("agent: no model configured (set agents.defaults.model)")
+	if model == "" {
+		return nil, errors.New("agent: New needs a model")
 	}
-	if opts.Sessions == nil {
-		return nil, errors.New("agent: a session store is required")
+	if sessions == nil {
+		return nil, errors.New("agent: New needs a session store")
+	}
+	if opts == nil {
+		opts = &Options{}
 	}
 	a := &Agent{
-		provider:      opts.Provider,
-		providerName:  opts.ProviderName,
-		model:         opts.Model,
+		provider:      provider,
+		providerName:  opts.Requests.ProviderName,
+		model:         model,
 		tools:         opts.Tools,
-		sessions:      opts.Sessions,
+		sessions:      sessions,
 		workspace:     opts.Workspace,
-		maxIterations: opts.MaxIterations,
-		timeout:       opts.Timeout,
-		historyLimit:  opts.HistoryLimit,
-		temperature:   opts.Temperature,
-		maxTokens:     opts.MaxTokens,
-		streaming:     !opts.DisableStreaming,
-		quietFallback: opts.QuietFallback,
+		maxIterations: opts.Limits.MaxIterations,
+		timeout:       opts.Limits.Timeout,
+		historyLimit:  opts.Limits.HistoryLimit,
+		temperature:   opts.Requests.Temperature,
+		maxTokens:     opts.Requests.MaxTokens,
+		streaming:     !opts.Requests.DisableStreaming,
+		quietFallback: opts.Requests.QuietFallback,
 		log:           opts.Logger,
 		now:           opts.Now,
+		names:         opts.SettingNames.withDefaults(),
 
-		compactionThreshold: opts.CompactionThreshold,
-		memory:              opts.Memory,
-		disableLearning:     opts.DisableLearning,
-		learnShared:         opts.LearnShared,
-		learnTimeout:        opts.LearnTimeout,
+		compactionThreshold: opts.Memory.CompactionThreshold,
+		memory:              opts.Memory.LongTerm,
+		disableLearning:     opts.Memory.DisableLearning,
+		learnShared:         opts.Memory.LearnShared,
+		learnTimeout:        opts.Memory.LearnTimeout,
 	}
 	if a.compactionThreshold == 0 {
 		a.compactionThreshold = DefaultCompactionThreshold
@@ -232,7 +136,7 @@ func New(opts *Options) (*Agent, error) {
 		a.now = time.Now
 	}
 	a.bgCtx, a.bgAbort = context.WithCancel(context.Background())
-	a.ext.init(opts)
+	a.ext.init(opts, sessions)
 	return a, nil
 }
 
@@ -252,6 +156,13 @@ type Request struct {
 	// its place. Nil means none.
 	Images    []providers.Image
 	Documents []providers.Document
+	// Untrusted, when not empty, names where Text came from when it is not
+	// the user's own words: "webhook github/issues" for an outsider's
+	// issue text, "cron job 7 (scheduled by the model)". The text reaches
+	// the model fenced as untrusted data, and the turn starts tainted, so
+	// every tool call that acts needs a human's approval (and is refused
+	// where there is none to ask). Empty means the user wrote Text.
+	Untrusted string
 }
 
 // Reply is the outcome of a turn.
@@ -291,7 +202,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if reply, err, handled := a.command(ctx, &req); handled {
+	// Text that is not the user's own never runs a slash command: an
+	// outsider's "/model …" or "/clear" is just more data.
+	command := a.command
+	if req.Untrusted != "" {
+		command = func(context.Context, *Request) (*Reply, error, bool) { return nil, nil, false }
+	}
+	if reply, err, handled := command(ctx, &req); handled {
 		if len(req.Images)+len(req.Documents) > 0 {
 			a.log.Info("attachments not used: the message is a slash command", "session", req.SessionKey)
 		}
@@ -315,7 +232,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
 	}
 	now := a.now()
-	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: req.Text, Time: now, Attachments: refs})
+	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: inboundText(&req), Time: now, Attachments: refs})
 	// The message must survive a failing provider or a killed process, so
 	// it is written at once, but neither the disk nor even the write may
 	// delay the first token: it is staged (written, not synced) from a
@@ -337,6 +254,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
 	ctx = a.turnContext(ctx, &req)
+	ctx, taint := taintTurn(ctx, &req)
 	ctx = context.WithValue(ctx, allowedKey{}, setup.allowed)
 	a.maybeCompact(ctx, sess, staged)
 	ctx = tools.WithSessionKey(ctx, req.SessionKey)
@@ -359,7 +277,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 		}
 	}
 	if runErr == nil {
-		a.afterTurn(req.SessionKey, req.Text, sess, from, reply)
+		a.afterTurn(req.SessionKey, req.Text, sess, from, reply, taint.Tainted())
 	}
 	return reply, runErr
 }
@@ -537,17 +455,17 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			t.record(&res)
 		}
 	}
-	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by agents.defaults.max_tool_iterations. "+
-		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, reply.ToolCalls, t.steps.summary())
-	return reply, fmt.Errorf("agent: %w (%d, agents.defaults.max_tool_iterations)", ErrIterationLimit, maxIterations)
+	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by %s. "+
+		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, a.names.MaxIterations, reply.ToolCalls, t.steps.summary())
+	return reply, fmt.Errorf("agent: %w (%d, %s)", ErrIterationLimit, maxIterations, a.names.MaxIterations)
 }
 
 // fail turns an error that ended the turn into the reply the user sees.
 func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error) {
 	if errors.Is(context.Cause(ctx), ErrTurnTimeout) {
-		reply.Text = fmt.Sprintf("I ran out of time after %s (agents.defaults.timeout) with %d steps and %d tool calls done; what I did so far is saved.",
-			t.a.timeout, reply.Iterations, reply.ToolCalls)
-		return reply, fmt.Errorf("agent: %w after %s (agents.defaults.timeout)", ErrTurnTimeout, t.a.timeout)
+		reply.Text = fmt.Sprintf("I ran out of time after %s (%s) with %d steps and %d tool calls done; what I did so far is saved.",
+			t.a.timeout, t.a.names.Timeout, reply.Iterations, reply.ToolCalls)
+		return reply, fmt.Errorf("agent: %w after %s (%s)", ErrTurnTimeout, t.a.timeout, t.a.names.Timeout)
 	}
 	if ctx.Err() != nil {
 		reply.Text = "Stopped."
@@ -642,6 +560,7 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 	}()
 	start := time.Now()
 	res, err := t.a.tools.Execute(ctx, name, json.RawMessage(call.Function.Arguments))
+	t.noteRefusal(name, err)
 	if err != nil {
 		t.a.log.Debug("tool error", "tool", name, "dur", time.Since(start), "err", err)
 		return "Error: " + err.Error(), true

@@ -42,9 +42,9 @@ func setup(t *testing.T, opts *agent.Options) (*agent.Agent, *providertest.Serve
 	if opts == nil {
 		opts = &agent.Options{}
 	}
-	opts.Provider, opts.ProviderName, opts.Model = client, "scripted", "test-model"
-	opts.Tools, opts.Sessions, opts.Workspace = reg, store, ws
-	a, err := agent.New(opts)
+	opts.Requests.ProviderName = "scripted"
+	opts.Tools, opts.Workspace = reg, ws
+	a, err := agent.New(client, "test-model", store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestToolCallResultReachesModelAndSessionHoldsExchange(t *testing.T) {
 	a, srv, store, ws := setup(t, nil)
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"a.txt"}`)),
-		providertest.ToolCalls(providertest.Call("write_file", `{"path":"out/b.txt","content":"written by the model"}`)),
+		providertest.ToolCalls(providertest.Call("write_file", `{"path":"scratch/b.txt","content":"written by the model"}`)),
 		providertest.Text("The word is pumpkin."),
 	)
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:t", Text: "what is the word?", Channel: "cli"})
@@ -90,7 +90,7 @@ func TestToolCallResultReachesModelAndSessionHoldsExchange(t *testing.T) {
 	if len(reqs[0].Tools) < 6 {
 		t.Fatalf("tools not offered to the model: %d", len(reqs[0].Tools))
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "out", "b.txt")); err != nil || string(b) != "written by the model" {
+	if b, err := os.ReadFile(filepath.Join(ws, "scratch", "b.txt")); err != nil || string(b) != "written by the model" {
 		t.Fatalf("write_file did not run: %q, %v", b, err)
 	}
 	sess, err := store.Load("cli:t")
@@ -163,7 +163,7 @@ func TestProviderFailureKeepsUserMessage(t *testing.T) {
 }
 
 func TestIterationLimitIsNamedAndProgressSaved(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{MaxIterations: 2})
+	a, srv, store, _ := setup(t, &agent.Options{Limits: agent.LimitOptions{MaxIterations: 2}})
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("list_dir", `{}`)),
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"a.txt"}`)),
@@ -172,7 +172,7 @@ func TestIterationLimitIsNamedAndProgressSaved(t *testing.T) {
 	if !errors.Is(err, agent.ErrIterationLimit) {
 		t.Fatalf("err = %v, want ErrIterationLimit", err)
 	}
-	if !strings.Contains(reply.Text, "agents.defaults.max_tool_iterations") || !strings.Contains(err.Error(), "max_tool_iterations") {
+	if !strings.Contains(reply.Text, "LimitOptions.MaxIterations") || !strings.Contains(err.Error(), "LimitOptions.MaxIterations") {
 		t.Fatalf("limit not named: %q / %v", reply.Text, err)
 	}
 	sess, _ := store.Load("cli:l")
@@ -198,7 +198,7 @@ func TestTurnTimeoutIsNamedAndUserMessageSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Provider: blockingProvider{}, Model: "m", Sessions: store, Timeout: 50 * time.Millisecond})
+	a, err := agent.New(blockingProvider{}, "m", store, &agent.Options{Limits: agent.LimitOptions{Timeout: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestTurnTimeoutIsNamedAndUserMessageSaved(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatal("timeout not honoured")
 	}
-	if !strings.Contains(reply.Text, "agents.defaults.timeout") {
+	if !strings.Contains(reply.Text, "LimitOptions.Timeout") {
 		t.Fatalf("reply does not name the key: %q", reply.Text)
 	}
 	sess, _ := store.Load("cli:slow")
@@ -412,7 +412,7 @@ func TestPanickingToolIsAToolError(t *testing.T) {
 		t.Fatal(err)
 	}
 	store, _ := memory.NewStore(t.TempDir())
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Tools: reg, Sessions: store})
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,15 +451,17 @@ func TestTurnsOnOneSessionAreSerialized(t *testing.T) {
 func TestNewRefusesMissingParts(t *testing.T) {
 	store, _ := memory.NewStore(t.TempDir())
 	for _, tt := range []struct {
-		name string
-		opts *agent.Options
-		want string
+		name     string
+		provider agent.Provider
+		model    string
+		sessions agent.Sessions
+		want     string
 	}{
-		{"nil", nil, "provider"},
-		{"no model", &agent.Options{Provider: blockingProvider{}, Sessions: store}, "agents.defaults.model"},
-		{"no store", &agent.Options{Provider: blockingProvider{}, Model: "m"}, "session store"},
+		{"no provider", nil, "m", store, "provider"},
+		{"no model", blockingProvider{}, "", store, "model"},
+		{"no store", blockingProvider{}, "m", nil, "session store"},
 	} {
-		if _, err := agent.New(tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := agent.New(tt.provider, tt.model, tt.sessions, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one naming %q", tt.name, err, tt.want)
 		}
 	}
@@ -534,7 +536,7 @@ func TestToolsWithdrawnMidTurnAreNotOfferedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	store, _ := memory.NewStore(t.TempDir())
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Tools: reg, Sessions: store, DisableLearning: true})
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: reg, Memory: agent.MemoryOptions{DisableLearning: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,17 +59,20 @@ func attachAgent(t *testing.T, model string, logs *syncBuffer) (*agent.Agent, *p
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &agent.Options{Provider: chain, ProviderName: "custom", Model: model, Tools: reg, Sessions: store, Workspace: ws, DisableLearning: true, Incidents: &incidents{}}
+	opts := &agent.Options{Tools: reg, Workspace: ws,
+		Requests: agent.RequestOptions{ProviderName: "custom"},
+		Memory:   agent.MemoryOptions{DisableLearning: true},
+		Hooks:    agent.HookOptions{Incidents: &incidents{}}}
 	if logs != nil {
 		opts.Logger = logTo(logs)
 	}
-	a, err := agent.New(opts)
+	a, err := agent.New(chain, model, store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Wait)
 	t.Cleanup(func() {
-		rec := opts.Incidents.(*incidents)
+		rec := opts.Hooks.Incidents.(*incidents)
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
 		if len(rec.got) > 0 {

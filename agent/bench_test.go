@@ -52,7 +52,7 @@ func BenchmarkTurnOneToolCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Provider: instantProvider{}, Model: "m", Tools: reg, Sessions: store, Workspace: ws})
+	a, err := agent.New(instantProvider{}, "m", store, &agent.Options{Tools: reg, Workspace: ws})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, Memory: lt})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, LongTerm: lt}})
 	ctx := context.Background()
 	seedGrown(t, store, "cli:g")
 	srv.Enqueue(providertest.Text(grownReply), providertest.Text(`{"facts": []}`), providertest.Text("BG-SUMMARY"))
@@ -145,7 +145,7 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 
 func TestBackgroundCompactionFailureKeepsSession(t *testing.T) {
 	var logs syncBuffer
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true, Logger: logTo(&logs)})
+	a, srv, store, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	ctx := context.Background()
 	seedGrown(t, store, "cli:e")
 	srv.Enqueue(providertest.Text(grownReply), providertest.Error(400, "summary refused"))
@@ -185,7 +185,7 @@ func fileExists(path string) bool {
 }
 
 func TestTurnWaitsForBackgroundCompaction(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	ctx := context.Background()
 	seedGrown(t, store, "cli:w")
 
@@ -280,7 +280,7 @@ func blockSummaries(t *testing.T, srv *providertest.Server) (started <-chan stru
 
 func TestShutdownAbandonsAPendingCompaction(t *testing.T) {
 	var logs syncBuffer
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true, Logger: logTo(&logs)})
+	a, srv, store, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	seedGrown(t, store, "cli:s")
 	started, _ := blockSummaries(t, srv)
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:s", Text: "newest question"}); err != nil {
@@ -321,7 +321,7 @@ func TestShutdownAbandonsAPendingCompaction(t *testing.T) {
 }
 
 func TestShutdownLetsTheModelFinishWithinItsBound(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: bgThreshold, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	seedGrown(t, store, "cli:f")
 	started, release := blockSummaries(t, srv)
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:f", Text: "newest question"}); err != nil {

@@ -4,12 +4,12 @@
 //
 // # Quick start
 //
-//	a, err := agent.New(&agent.Options{
-//		Provider: client,           // anything with Chat and ChatStream
-//		Model:    "openai/gpt-4o-mini",
-//		Tools:    registry,
-//		Sessions: store,
+//	// client: anything with Chat and ChatStream (a providers.Client or
+//	// Chain); store: a *memory.Store, or anything that is a [Sessions].
+//	a, err := agent.New(client, "openai/gpt-4o-mini", store, &agent.Options{
+//		Tools:     registry, // a *tools.Registry, or anything that is [Tools]
 //		Workspace: "/home/me/.joshbot/workspace",
+//		Limits:    agent.LimitOptions{MaxIterations: 20},
 //	})
 //	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:me", Text: "hello"})
 //
@@ -24,11 +24,12 @@
 //
 // A turn is bounded by an iteration limit ([ErrIterationLimit]) and a wall
 // clock timeout ([ErrTurnTimeout]). Either ends the turn with a message that
-// names the limit and the config key that sets it.
+// names the limit and the setting that raises it: the [LimitOptions] field,
+// or the name a program gives it in [Options].SettingNames.
 //
 // # Memory
 //
-// A session that grows past [Options.CompactionThreshold] is compacted: its
+// A session that grows past [MemoryOptions].CompactionThreshold is compacted: its
 // older part is summarized by the model, the summary is stored as the
 // session's first record and the replaced messages go to the session's
 // history archive (see the memory module). This normally happens in the
@@ -47,7 +48,10 @@
 // # Streaming
 //
 // When a [Sink] is attached to the context with [WithSink], the model is
-// asked to stream and every text delta reaches the sink as it arrives.
+// asked to stream and every text delta reaches the sink as it arrives, as
+// a [StreamEvent]. A fallback notice, each tool call's start and end, and
+// a stream that broke after text was shown arrive as events of their own
+// kind, so no sink has to read the text to learn what happened.
 // Without a sink the turn is byte-identical to the non-streaming path.
 //
 // # Attachments
@@ -70,7 +74,7 @@
 //
 // # Loop safety
 //
-// A tool called with the same arguments more than Options.RepeatLimit
+// A tool called with the same arguments more than [LimitOptions].RepeatLimit
 // times in a row is refused with an explanation the model can act on, and
 // a turn that reaches its iteration limit ends with a summary of the tools
 // it used. Tool calls a local model writes as JSON text are executed.

@@ -28,7 +28,7 @@ type Prefs struct {
 // Implementations must be safe for concurrent use. Set with the zero Prefs
 // removes the entry. By default the agent keeps them in the memory
 // module's session metadata sidecar; another store can be given in
-// Options.Prefs.
+// CommandOptions.Prefs.
 type SessionPrefs interface {
 	Get(sessionKey string) (Prefs, error)
 	Set(sessionKey string, p Prefs) error
@@ -36,7 +36,7 @@ type SessionPrefs interface {
 
 // sidecarPrefs keeps Prefs in the session's metadata sidecar, beside its
 // transcript, so they survive a restart and are cleared with the session.
-type sidecarPrefs struct{ store *memory.Store }
+type sidecarPrefs struct{ store Sessions }
 
 func (p sidecarPrefs) Get(key string) (Prefs, error) {
 	m, err := p.store.LoadMeta(key)
@@ -108,37 +108,38 @@ type extension struct {
 	globalModel string
 }
 
-func (e *extension) init(o *Options) {
-	e.repeatLimit = o.RepeatLimit
+func (e *extension) init(o *Options, sessions Sessions) {
+	c, l, h := &o.Commands, &o.Limits, &o.Hooks
+	e.repeatLimit = l.RepeatLimit
 	if e.repeatLimit == 0 {
 		e.repeatLimit = DefaultRepeatLimit
 	}
-	e.prefs = o.Prefs
+	e.prefs = c.Prefs
 	if e.prefs == nil {
-		e.prefs = sidecarPrefs{store: o.Sessions}
+		e.prefs = sidecarPrefs{store: sessions}
 	}
-	e.modelChoices = o.ModelChoices
-	e.saveGlobal = o.SaveGlobalModel
-	e.personalities = make(map[string]string, len(builtinPersonalities)+len(o.Personalities))
+	e.modelChoices = c.ModelChoices
+	e.saveGlobal = c.SaveGlobalModel
+	e.personalities = make(map[string]string, len(builtinPersonalities)+len(c.Personalities))
 	for k, v := range builtinPersonalities {
 		e.personalities[k] = v
 	}
-	for k, v := range o.Personalities {
+	for k, v := range c.Personalities {
 		e.personalities[k] = v
 	}
-	e.profiles = o.Profiles
-	e.providerStatus = o.ProviderStatus
-	e.incidents = o.Incidents
-	e.skills = o.Skills
-	e.maxDepth = o.MaxSubagentDepth
+	e.profiles = c.Profiles
+	e.providerStatus = c.ProviderStatus
+	e.incidents = h.Incidents
+	e.skills = h.Skills
+	e.maxDepth = l.MaxSubagentDepth
 	if e.maxDepth == 0 {
 		e.maxDepth = 1
 	}
-	e.subIterations = o.SubagentMaxIterations
+	e.subIterations = l.SubagentMaxIterations
 	if e.subIterations <= 0 {
 		e.subIterations = DefaultSubagentIterations
 	}
-	e.onTurn = o.OnTurn
+	e.onTurn = h.OnTurn
 }
 
 // builtinPersonalities are always available; Options.Personalities may

@@ -57,9 +57,9 @@ func (r *rig) agent(t *testing.T, opts *agent.Options) *agent.Agent {
 	if opts == nil {
 		opts = &agent.Options{}
 	}
-	opts.Provider, opts.ProviderName, opts.Model = r.client, "scripted", "base-model"
-	opts.Tools, opts.Sessions, opts.Workspace = r.reg, r.store, r.ws
-	a, err := agent.New(opts)
+	opts.Requests.ProviderName = "scripted"
+	opts.Tools, opts.Workspace = r.reg, r.ws
+	a, err := agent.New(r.client, "base-model", r.store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRepeatedIdenticalCallIsRefusedOnTheFourth(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
-			a := r.agent(t, &agent.Options{RepeatLimit: tt.limitOpt})
+			a := r.agent(t, &agent.Options{Limits: agent.LimitOptions{RepeatLimit: tt.limitOpt}})
 			for _, args := range tt.args {
 				r.srv.Enqueue(providertest.ToolCalls(providertest.Call("read_file", args)))
 			}
@@ -162,7 +162,7 @@ func TestToolCallWrittenAsTextIsExecuted(t *testing.T) {
 
 func TestIterationLimitEndsWithSummary(t *testing.T) {
 	r := newRig(t)
-	a := r.agent(t, &agent.Options{MaxIterations: 3})
+	a := r.agent(t, &agent.Options{Limits: agent.LimitOptions{MaxIterations: 3}})
 	r.srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("list_dir", `{}`)),
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"a.txt"}`)),
@@ -172,7 +172,7 @@ func TestIterationLimitEndsWithSummary(t *testing.T) {
 	if !errors.Is(err, agent.ErrIterationLimit) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"read_file ×2", "list_dir", "max_tool_iterations"} {
+	for _, want := range []string{"read_file ×2", "list_dir", "LimitOptions.MaxIterations"} {
 		if !strings.Contains(reply.Text, want) {
 			t.Errorf("summary %q lacks %q", reply.Text, want)
 		}
@@ -238,7 +238,7 @@ func TestModelOverrideSurvivesRestartForThatSessionOnly(t *testing.T) {
 
 func TestBareCommandsReturnChoices(t *testing.T) {
 	r := newRig(t)
-	a := r.agent(t, &agent.Options{ModelChoices: []string{"other-model"}, Profiles: map[string]agent.Profile{"coder": {Description: "writes code"}}})
+	a := r.agent(t, &agent.Options{Commands: agent.CommandOptions{ModelChoices: []string{"other-model"}, Profiles: map[string]agent.Profile{"coder": {Description: "writes code"}}}})
 	reply := process(t, a, "cli:c", "/model")
 	if len(reply.Choices) != 2 || reply.Choices[0].Command != "/model base-model" || !reply.Choices[0].Current || reply.Choices[1].Label != "other-model" {
 		t.Fatalf("model choices = %+v", reply.Choices)
@@ -271,9 +271,7 @@ func TestBareCommandsReturnChoices(t *testing.T) {
 
 func TestCommandTableDispatch(t *testing.T) {
 	r := newRig(t)
-	a := r.agent(t, &agent.Options{
-		ProviderStatus: func() []string { return []string{"scripted: healthy"} },
-	})
+	a := r.agent(t, &agent.Options{Commands: agent.CommandOptions{ProviderStatus: func() []string { return []string{"scripted: healthy"} }}})
 	for _, tt := range []struct {
 		a          *agent.Agent
 		text, want string
@@ -302,7 +300,7 @@ func TestCommandTableDispatch(t *testing.T) {
 func TestGlobalModelAppliesToEverySessionAndIsSaved(t *testing.T) {
 	r := newRig(t)
 	var saved string
-	a := r.agent(t, &agent.Options{SaveGlobalModel: func(_ context.Context, m string) error { saved = m; return nil }})
+	a := r.agent(t, &agent.Options{Commands: agent.CommandOptions{SaveGlobalModel: func(_ context.Context, m string) error { saved = m; return nil }}})
 	process(t, a, "cli:g1", "/model local-x")
 	process(t, a, "cli:g1", "/model global-y --global")
 	if saved != "global-y" {
@@ -320,9 +318,9 @@ func TestGlobalModelAppliesToEverySessionAndIsSaved(t *testing.T) {
 
 func TestAgentProfileNarrowsToolsAndSetsModel(t *testing.T) {
 	r := newRig(t)
-	a := r.agent(t, &agent.Options{Profiles: map[string]agent.Profile{
+	a := r.agent(t, &agent.Options{Commands: agent.CommandOptions{Profiles: map[string]agent.Profile{
 		"reader": {Model: "reader-model", Tools: []string{"read_file"}, Prompt: "Only read."},
-	}})
+	}}})
 	process(t, a, "cli:p", "/agent reader")
 	r.srv.Enqueue(providertest.ToolCalls(providertest.Call("write_file", `{"path":"x","content":"y"}`)), providertest.Text("no"))
 	process(t, a, "cli:p", "write")
@@ -391,7 +389,7 @@ func TestSubagentDepthAndChain(t *testing.T) {
 	if err := tools.RegisterSubagents(r.reg, nil); err != nil {
 		t.Fatal(err)
 	}
-	a := r.agent(t, &agent.Options{MaxSubagentDepth: 1})
+	a := r.agent(t, &agent.Options{Limits: agent.LimitOptions{MaxSubagentDepth: 1}})
 	// Main agent chains two steps; the first subagent tries to spawn
 	// again and is refused because depth 1 is the limit.
 	r.srv.Enqueue(
@@ -423,8 +421,7 @@ func TestIncidentsRecordedAndHealBump(t *testing.T) {
 		t.Fatal(err)
 	}
 	store, _ := memory.NewStore(t.TempDir())
-	a, err := agent.New(&agent.Options{Provider: blockingProvider{}, Model: "m", Sessions: store, Timeout: 20 * time.Millisecond,
-		Incidents: log, Now: func() time.Time { return clock }})
+	a, err := agent.New(blockingProvider{}, "m", store, &agent.Options{Now: func() time.Time { return clock }, Limits: agent.LimitOptions{Timeout: 20 * time.Millisecond}, Hooks: agent.HookOptions{Incidents: log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +431,7 @@ func TestIncidentsRecordedAndHealBump(t *testing.T) {
 	}
 
 	r := newRig(t)
-	b := r.agent(t, &agent.Options{Incidents: log, Now: func() time.Time { return clock }})
+	b := r.agent(t, &agent.Options{Now: func() time.Time { return clock }, Hooks: agent.HookOptions{Incidents: log}})
 	r.srv.Enqueue(providertest.Error(500, "boom Bearer sk-abcdefghijklmnop"))
 	b.Process(context.Background(), agent.Request{SessionKey: "cli:y", Text: "hi"})
 	r.srv.Enqueue(providertest.Reply{Content: "partial answer text here", DieAfterChunks: 3})
@@ -559,11 +556,11 @@ func TestMessageToolDeliversToTheTurnsConversation(t *testing.T) {
 func TestOnTurnReportsToolSequence(t *testing.T) {
 	r := newRig(t)
 	var got []string
-	a := r.agent(t, &agent.Options{OnTurn: func(key string, names []string) {
+	a := r.agent(t, &agent.Options{Hooks: agent.HookOptions{OnTurn: func(key string, names []string) {
 		if key == "cli:seq" {
 			got = append([]string(nil), names...)
 		}
-	}})
+	}}})
 	r.srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("list_dir", `{}`), providertest.Call("read_file", `{"path":"a.txt"}`)),
 		providertest.ToolCalls(providertest.Call("grep", `{"pattern":"beta"}`)),

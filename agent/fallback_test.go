@@ -42,7 +42,7 @@ func chainAgent(t *testing.T, quiet bool) (*agent.Agent, *providertest.Server, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Provider: chain, ProviderName: "openrouter", Model: "gpt-4o", Sessions: store, QuietFallback: quiet})
+	a, err := agent.New(chain, "gpt-4o", store, &agent.Options{Requests: agent.RequestOptions{ProviderName: "openrouter", QuietFallback: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ const (
 )
 
 // HealedTimeout returns the turn timeout for a start at now when
-// agents.defaults.heal_timeouts is "bump": base plus [HealStep] per
+// a program chooses to heal timeouts: base plus [HealStep] per
 // turn_timeout incident in the 24 hours before now, capped at
 // [HealMaxSteps] steps. LLM failures do not count: a failing provider is not
 // a budget problem.

@@ -48,7 +48,7 @@ type turnRecord struct {
 // deadlines, so it can neither delay nor fail the reply; its errors are
 // logged. [Agent.Wait] waits for it. The caller still holds the session's
 // turn lock and sess is the session as just saved.
-func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, reply *Reply) {
+func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, reply *Reply, tainted bool) {
 	rec := turnRecord{key: key, user: user, reply: reply.Text}
 	for _, m := range sess.Messages[min(from, len(sess.Messages)):] {
 		for _, c := range m.ToolCalls {
@@ -79,7 +79,13 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 				}
 			})
 		}
-		if a.memory != nil && !a.disableLearning {
+		if a.memory != nil && !a.disableLearning && tainted {
+			// Facts learned from a turn that read outside text would carry
+			// that text into every later prompt of the conversation,
+			// unfenced: an injection that outlives its turn.
+			a.log.Info("nothing learned from this turn: it read untrusted text", "session", key)
+		}
+		if a.memory != nil && !a.disableLearning && !tainted {
 			if err := a.learn(ctx, &rec); a.abandoned(err) {
 				a.log.Info("learning step abandoned: the process is stopping", "session", key)
 			} else if err != nil {

@@ -77,7 +77,7 @@ func TestCompactionAtThreshold(t *testing.T) {
 	// The seeded session with the new message is about 92 estimated
 	// tokens, the compacted one after the reply about 71, so only the
 	// fallback compacts, not the background after the turn.
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: 80, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: 80, DisableLearning: true}})
 	seed(t, store, "cli:c")
 	srv.Enqueue(providertest.Text("SUMMARY-ONE: apples discussed"), providertest.Text("fresh answer"))
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:c", Text: "newest question"})
@@ -117,7 +117,7 @@ func TestCompactionAtThreshold(t *testing.T) {
 
 func TestCompactionFailureKeepsSessionAndAnswers(t *testing.T) {
 	var logs syncBuffer
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: 10, DisableLearning: true, Logger: logTo(&logs)})
+	a, srv, store, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{CompactionThreshold: 10, DisableLearning: true}})
 	seed(t, store, "cli:f")
 	// The summary fails before the request and again in the background
 	// after the reply, the session being still over the threshold.
@@ -137,7 +137,7 @@ func TestCompactionFailureKeepsSessionAndAnswers(t *testing.T) {
 }
 
 func TestCompactCommand(t *testing.T) {
-	a, srv, store, _ := setup(t, &agent.Options{CompactionThreshold: -1, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: -1, DisableLearning: true}})
 	srv.Enqueue()
 	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:k", Text: "/compact"})
 	if err != nil || !strings.Contains(reply.Text, "Nothing to compact") {
@@ -164,7 +164,7 @@ func TestCompactCommand(t *testing.T) {
 
 func TestStuckSessionIsRepairedBeforeTheRequest(t *testing.T) {
 	var logs syncBuffer
-	a, srv, store, _ := setup(t, &agent.Options{DisableLearning: true, Logger: logTo(&logs)})
+	a, srv, store, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{DisableLearning: true}})
 	// A crash left a call without its result and a stray result.
 	if err := store.Save(&memory.Session{Key: "cli:s", Messages: []memory.Message{
 		{Role: "tool", ToolCallID: "gone", Content: "orphan"},
@@ -201,7 +201,7 @@ func TestLearningIsPerSessionAndNeverFailsTheTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, _, _ := setup(t, &agent.Options{Memory: lt, Logger: logTo(&logs)})
+	a, srv, _, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{LongTerm: lt}})
 	ctx := context.Background()
 
 	srv.Enqueue(providertest.Text("Nice dog!"), providertest.Text("```json\n{\"facts\": [\"The user's dog is named Rex\"]}\n```"))
@@ -259,7 +259,7 @@ func TestLearningDisabledStillWritesHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, store, _ := setup(t, &agent.Options{Memory: lt, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{LongTerm: lt, DisableLearning: true}})
 	srv.Enqueue(providertest.Text("fine"))
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:x", Text: "note this"}); err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestLearningOverflowIsConsolidated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, _, _ := setup(t, &agent.Options{Memory: lt, LearnShared: true})
+	a, srv, _, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{LongTerm: lt, LearnShared: true}})
 	var facts []string
 	for i := range 20 {
 		facts = append(facts, "The user owns plant number "+strings.Repeat("x", i))
@@ -326,7 +326,7 @@ func TestToolsSeeTheTurnsSessionKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	store, _ := memory.NewStore(t.TempDir())
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Tools: reg, Sessions: store, DisableLearning: true})
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: reg, Memory: agent.MemoryOptions{DisableLearning: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestCompactionByMessageCount(t *testing.T) {
 	// Ten seeded messages and the new one are over the limit; the
 	// compacted session with the reply (nine) is not, so only the
 	// fallback before the request compacts.
-	a, srv, store, _ := setup(t, &agent.Options{HistoryLimit: 10, DisableLearning: true})
+	a, srv, store, _ := setup(t, &agent.Options{Limits: agent.LimitOptions{HistoryLimit: 10}, Memory: agent.MemoryOptions{DisableLearning: true}})
 	seed(t, store, "cli:n")
 	srv.Enqueue(providertest.Text("count summary"), providertest.Text("ok"))
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:n", Text: "one more"}); err != nil {
@@ -367,7 +367,7 @@ func TestFailedSaveLearnsAndRecordsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, store, _ := setup(t, &agent.Options{Memory: lt})
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{LongTerm: lt}})
 	// The reply is over memory.MaxLineBytes, so the session cannot store
 	// it; the user's message alone was staged fine.
 	huge := strings.Repeat("y", memory.MaxLineBytes+1)

@@ -118,7 +118,7 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 	}
 	if global {
 		if a.ext.saveGlobal == nil {
-			return nil, fmt.Errorf("/model --global is not available here: edit agents.defaults.model in config.json instead")
+			return nil, fmt.Errorf("/model --global is not available here: change %s instead", a.names.Model)
 		}
 		if err := a.ext.saveGlobal(ctx, m); err != nil {
 			return nil, fmt.Errorf("/model --global: %w", err)
@@ -132,7 +132,7 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 		if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
 			return nil, fmt.Errorf("/model: %w", err)
 		}
-		return &Reply{Text: fmt.Sprintf("Model set to %s for every conversation (saved as agents.defaults.model). The transcript is kept.", m)}, nil
+		return &Reply{Text: fmt.Sprintf("Model set to %s for every conversation (saved as %s). The transcript is kept.", m, a.names.Model)}, nil
 	}
 	p.Model = m
 	if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
@@ -183,7 +183,7 @@ func (a *Agent) cmdAgent(req *Request, args []string) (*Reply, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Current agent: %s. Switch with /agent <name>.", current)
 		if len(a.ext.profiles) == 0 {
-			b.WriteString(" No agent profiles are configured (agents.profiles in config.json).")
+			b.WriteString(" No agent profiles are configured (" + a.names.Profiles + ").")
 		}
 		r := &Reply{}
 		for _, n := range names {

@@ -63,7 +63,7 @@ When done, reply with a concise summary of the result: what you found or did, an
 func (a *Agent) Spawn(ctx context.Context, task tools.SubagentTask) (string, error) {
 	depth := depthOf(ctx)
 	if a.ext.maxDepth <= 0 || depth >= a.ext.maxDepth {
-		return "", fmt.Errorf("%w: subagents may nest %d deep (agents.defaults.max_subagent_depth)", tools.ErrNoSpawner, max(a.ext.maxDepth, 0))
+		return "", fmt.Errorf("%w: subagents may nest %d deep (%s)", tools.ErrNoSpawner, max(a.ext.maxDepth, 0), a.names.MaxSubagentDepth)
 	}
 	s := &setup{model: a.effectiveModel(Prefs{})}
 	iters := a.ext.subIterations

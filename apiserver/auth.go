@@ -65,7 +65,7 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request, reason string) {
 	s.rejections.note(r, reason)
 	w.Header().Set("WWW-Authenticate", `Bearer realm="joshbot"`)
 	writeError(w, http.StatusUnauthorized, "invalid_request_error",
-		"missing or invalid API key: send Authorization: Bearer <one of api.api_keys>")
+		"missing or invalid API key: send Authorization: Bearer <one of "+s.keysName()+">")
 }
 
 // rejectLog logs failed authentications, at most one line per interval with

@@ -47,8 +47,7 @@ func (q *embeddingsRequest) inputs() ([]string, string) {
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if s.embedder == nil {
-		writeError(w, http.StatusNotImplemented, "not_implemented",
-			"embeddings are not configured: set embeddings.provider (and embeddings.model if that provider has no default) in config.json")
+		writeError(w, http.StatusNotImplemented, "not_implemented", withHint("embeddings are not configured", s.setup.Embedder))
 		return
 	}
 	var req embeddingsRequest

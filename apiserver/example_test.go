@@ -57,5 +57,5 @@ func ExampleNew() {
 func ExampleNew_noKey() {
 	_, err := apiserver.New(&apiserver.Options{Agent: echoAgent{}, APIKeys: []string{"  "}})
 	fmt.Println(err)
-	// Output: no API key configured: add at least one non-blank key to api.api_keys
+	// Output: no API key configured: add at least one non-blank key to Options.APIKeys
 }

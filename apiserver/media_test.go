@@ -55,7 +55,12 @@ type embeddingsReply struct {
 func TestEmbeddingsNotConfigured(t *testing.T) {
 	s, _ := newTestServer(t, &Options{Agent: &fakeAgent{}})
 	w := do(t, s, "POST", "/v1/embeddings", testKey, `{"input":"x"}`)
-	if w.Code != 501 || !strings.Contains(errorMessage(t, w), "embeddings.provider") {
+	if w.Code != 501 || errorMessage(t, w) != "embeddings are not configured" {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	// A program says how its operator enables them.
+	hinted, _ := newTestServer(t, &Options{Agent: &fakeAgent{}, Setup: Setup{Embedder: "set the embedder up"}})
+	if w := do(t, hinted, "POST", "/v1/embeddings", testKey, `{"input":"x"}`); errorMessage(t, w) != "embeddings are not configured: set the embedder up" {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 	if w := do(t, s, "POST", "/v1/embeddings", "", `{"input":"x"}`); w.Code != 401 {
@@ -203,7 +208,12 @@ func TestTranscriptionsNotConfigured(t *testing.T) {
 	s, _ := newTestServer(t, &Options{Agent: &fakeAgent{}})
 	ct, body := upload(t, "a.wav", "audio/wav", wavHeader(), nil)
 	w := postUpload(t, s, ct, body)
-	if w.Code != 501 || !strings.Contains(errorMessage(t, w), "stt.provider") {
+	if w.Code != 501 || errorMessage(t, w) != "speech to text is not configured" {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	hinted, _ := newTestServer(t, &Options{Agent: &fakeAgent{}, Setup: Setup{Transcriber: "set stt up"}})
+	ct, body = upload(t, "a.wav", "audio/wav", wavHeader(), nil)
+	if w := postUpload(t, hinted, ct, body); errorMessage(t, w) != "speech to text is not configured: set stt up" {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 }

@@ -37,7 +37,7 @@ const (
 
 // ErrNoAPIKey is returned by [New] when no usable key is configured. There
 // is no unauthenticated mode.
-var ErrNoAPIKey = errors.New("no API key configured: add at least one non-blank key to api.api_keys")
+var ErrNoAPIKey = errors.New("no API key configured: add at least one non-blank key to Options.APIKeys")
 
 // Options configures a [Server]. Agent and at least one of APIKeys are
 // required.
@@ -46,11 +46,11 @@ type Options struct {
 	Agent Agent
 	// APIKeys are the bearer tokens accepted; blank entries are dropped.
 	APIKeys []string
-	// Embedder serves POST /v1/embeddings; nil answers 501 naming
-	// embeddings.provider.
+	// Embedder serves POST /v1/embeddings; nil answers 501 with
+	// Setup.Embedder.
 	Embedder Embedder
 	// Transcriber serves POST /v1/audio/transcriptions; nil answers 501
-	// naming stt.provider.
+	// with Setup.Transcriber.
 	Transcriber Transcriber
 	// WebUI serves the browser chat page and its routes. False (the
 	// default) makes every web route 404 and ignores session cookies.
@@ -69,6 +69,25 @@ type Options struct {
 	// WebSessionTTL is how long a browser session lives after its last
 	// use; zero means 12 hours.
 	WebSessionTTL time.Duration
+	// Setup says, in the errors clients read, how the operator configures
+	// what a request needed; a program passes the words of its own
+	// configuration.
+	Setup Setup
+}
+
+// Setup is what the server tells a client about configuring it. Every
+// field is optional.
+type Setup struct {
+	// APIKeys names where the accepted keys are configured, in the 401
+	// answer ("Bearer <one of APIKeys>"); empty means "the server's API
+	// keys".
+	APIKeys string
+	// Transcriber says how to enable speech to text, after "speech to
+	// text is not configured: "; empty says only that it is not.
+	Transcriber string
+	// Embedder says how to enable embeddings, after "embeddings are not
+	// configured: "; empty says only that they are not.
+	Embedder string
 }
 
 // Server is the HTTP API. It is an http.Handler and safe for concurrent
@@ -82,6 +101,7 @@ type Server struct {
 	transcripts TranscriptReader
 	log         *slog.Logger
 	now         func() time.Time
+	setup       Setup
 	rejections  *rejectLog
 	web         *webSessions
 	mux         *http.ServeMux
@@ -98,6 +118,7 @@ func New(opts *Options) (*Server, error) {
 		embedder:    opts.Embedder,
 		transcriber: opts.Transcriber,
 		webui:       opts.WebUI,
+		setup:       opts.Setup,
 		transcripts: opts.Transcripts,
 		log:         opts.Logger,
 		now:         opts.Now,
@@ -232,4 +253,20 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// keysName names where the accepted keys are configured.
+func (s *Server) keysName() string {
+	if s.setup.APIKeys == "" {
+		return "the server's API keys"
+	}
+	return s.setup.APIKeys
+}
+
+// withHint is msg, followed by hint when there is one.
+func withHint(msg, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	return msg + ": " + hint
 }

@@ -521,3 +521,17 @@ func TestCSPOnAPIResponses(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// TestRejectionNamesTheKeysSetting: the 401 speaks of the server's keys,
+// or of where the program configures them, never of a program's config
+// key by default.
+func TestRejectionNamesTheKeysSetting(t *testing.T) {
+	s, _ := newTestServer(t, &Options{Agent: &fakeAgent{}})
+	if w := do(t, s, "POST", "/v1/chat/completions", "wrong", `{}`); w.Code != 401 || errorMessage(t, w) != "missing or invalid API key: send Authorization: Bearer <one of the server's API keys>" {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	s, _ = newTestServer(t, &Options{Agent: &fakeAgent{}, Setup: Setup{APIKeys: "keys.list"}})
+	if w := do(t, s, "POST", "/v1/chat/completions", "wrong", `{}`); w.Code != 401 || !strings.Contains(errorMessage(t, w), "<one of keys.list>") {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+}

@@ -20,8 +20,7 @@ const maxFormOverhead = 64 << 10
 
 func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	if s.transcriber == nil {
-		writeError(w, http.StatusNotImplemented, "not_implemented",
-			"speech to text is not configured: set stt.provider (and stt.model) in config.json")
+		writeError(w, http.StatusNotImplemented, "not_implemented", withHint("speech to text is not configured", s.setup.Transcriber))
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {

@@ -69,7 +69,7 @@ func (s *Server) webLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.validKey(strings.TrimSpace(req.Key)) {
 		s.rejections.note(r, "invalid key at web login")
-		writeError(w, http.StatusUnauthorized, "invalid_request_error", "that key is not one of api.api_keys")
+		writeError(w, http.StatusUnauthorized, "invalid_request_error", "that key is not one of "+s.keysName())
 		return
 	}
 	s.web.remove(r) // a new login never reuses an old cookie value

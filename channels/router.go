@@ -37,6 +37,19 @@ type RouterOptions struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// AllowFromSetting names a channel's allowlist in [Router.Warnings] and
+	// in the log line of a refused sender; a program that reads its
+	// allowlists from a config file returns the key. Nil means
+	// `RouterOptions.AllowFrom["<channel>"]`.
+	AllowFromSetting func(channel string) string
+}
+
+// allowFromName names channel's allowlist (see AllowFromSetting).
+func (o *RouterOptions) allowFromName(channel string) string {
+	if o.AllowFromSetting == nil {
+		return `RouterOptions.AllowFrom["` + channel + `"]`
+	}
+	return o.AllowFromSetting(channel)
 }
 
 // Handler runs the turn for one accepted message. When it returns the
@@ -138,9 +151,9 @@ func (r *Router) Warnings() []string {
 		set := r.allow[ch]
 		switch {
 		case len(set) == 0:
-			out = append(out, fmt.Sprintf("channels.%s.allow_from is empty, so every sender is refused: add your user id to it", ch))
+			out = append(out, fmt.Sprintf("%s is empty, so every sender is refused: add your user id to it", r.opts.allowFromName(ch)))
 		case set["*"]:
-			out = append(out, fmt.Sprintf("channels.%s.allow_from contains \"*\": anyone who finds the bot can use its tools", ch))
+			out = append(out, fmt.Sprintf("%s contains \"*\": anyone who finds the bot can use its tools", r.opts.allowFromName(ch)))
 		}
 	}
 	return out
@@ -218,7 +231,7 @@ func (r *Router) logDenied(inb Inbound) {
 	r.mu.Unlock()
 	if !seen || now.Sub(last) > 10*time.Minute {
 		r.log.Warn("message from a sender not in the allowlist ignored",
-			"channel", inb.Channel, "sender", inb.Principal, "config", "channels."+inb.Channel+".allow_from")
+			"channel", inb.Channel, "sender", inb.Principal, "allowlist", r.opts.allowFromName(inb.Channel))
 	}
 }
 

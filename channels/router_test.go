@@ -92,7 +92,13 @@ func TestRouterDeniesByDefault(t *testing.T) {
 	}
 	c.none(t)
 	w := r.Warnings()
-	if len(w) != 1 || !strings.Contains(w[0], "channels.telegram.allow_from") {
+	if len(w) != 1 || !strings.Contains(w[0], `RouterOptions.AllowFrom["telegram"] is empty`) {
+		t.Fatalf("warnings = %q", w)
+	}
+	// A program names its own setting.
+	r2 := newRouter(t, t.TempDir(), &channels.RouterOptions{AllowFrom: map[string][]string{}, Channels: []string{"telegram"},
+		AllowFromSetting: func(ch string) string { return "chats." + ch + ".allowed" }})
+	if w := r2.Warnings(); len(w) != 1 || !strings.HasPrefix(w[0], "chats.telegram.allowed is empty") {
 		t.Fatalf("warnings = %q", w)
 	}
 }

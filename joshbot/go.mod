@@ -48,4 +48,5 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/telebot.v3 v3.3.8 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

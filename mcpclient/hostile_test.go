@@ -250,7 +250,8 @@ func TestCallTimeout(t *testing.T) {
 	m, _ := startTrusted(t, nil, decl)
 	start := time.Now()
 	_, err := toolByName(t, m, "mcp__h__slow").Execute(context.Background(), json.RawMessage(`{"seconds":30}`))
-	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms") || !strings.Contains(err.Error(), "mcp.servers.h.call_timeout") {
+	// The error names this package's field, never a program's config key.
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms") || !strings.Contains(err.Error(), "raise Server.CallTimeout") || strings.Contains(err.Error(), "mcp.servers") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -259,6 +260,17 @@ func TestCallTimeout(t *testing.T) {
 	// The server is still usable after a timed-out call.
 	if _, err := toolByName(t, m, "mcp__h__echo").Execute(context.Background(), json.RawMessage(`{"text":"x"}`)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCallTimeoutSetting: a program names its own setting.
+func TestCallTimeoutSetting(t *testing.T) {
+	decl := selfServer(t, "h", "good", nil)
+	decl.CallTimeout = 200 * time.Millisecond
+	m, _ := startTrusted(t, &Options{CallTimeoutSetting: func(s string) string { return "servers." + s + ".timeout" }}, decl)
+	_, err := toolByName(t, m, "mcp__h__slow").Execute(context.Background(), json.RawMessage(`{"seconds":30}`))
+	if err == nil || !strings.Contains(err.Error(), "raise servers.h.timeout") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -78,6 +78,11 @@ type Options struct {
 	// lock held, possibly concurrently for different servers; it should
 	// return promptly. Nil means no notice.
 	OnWithdraw func(Withdrawal)
+	// CallTimeoutSetting names, in the error of a call that ran out of
+	// time, the setting that raises the server's [Server.CallTimeout]; a
+	// program that reads its servers from a config file returns the key.
+	// Nil means "Server.CallTimeout".
+	CallTimeoutSetting func(server string) string
 }
 
 // Withdrawal is the notice [Options.OnWithdraw] receives.
@@ -105,6 +110,7 @@ type Manager struct {
 	handshake  time.Duration
 	delay      time.Duration
 	onWithdraw func(Withdrawal)
+	timeoutKey func(server string) string
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
 
@@ -123,7 +129,7 @@ func NewManager(opts *Options) *Manager {
 	if opts != nil {
 		o = *opts
 	}
-	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, onWithdraw: o.OnWithdraw, after: time.After}
+	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, onWithdraw: o.OnWithdraw, timeoutKey: o.CallTimeoutSetting, after: time.After}
 	if m.log == nil {
 		m.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -353,6 +359,15 @@ func (a *attempt) close() {
 }
 
 func (s *server) logger() *slog.Logger { return s.m.log.With("mcp_server", s.cfg.Name) }
+
+// callTimeoutSetting names the setting that raises the server's call
+// timeout (see [Options.CallTimeoutSetting]).
+func (s *server) callTimeoutSetting() string {
+	if s.m.timeoutKey == nil {
+		return "Server.CallTimeout"
+	}
+	return s.m.timeoutKey(s.cfg.Name)
+}
 
 // start makes the first connection and settles the server's state.
 func (s *server) start(ctx context.Context) {

@@ -81,7 +81,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error
 		case ctx.Err() != nil:
 			return "", ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return "", fmt.Errorf("%s: no answer within %s; if this server is just slow, raise mcp.servers.%s.call_timeout", t.name, limit, t.s.cfg.Name)
+			return "", fmt.Errorf("%s: no answer within %s; if this server is just slow, raise %s", t.name, limit, t.s.callTimeoutSetting())
 		}
 		select {
 		case <-a.ended:

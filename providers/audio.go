@@ -136,7 +136,7 @@ func (c *Client) post(ctx context.Context, model, op, contentType string, body [
 	defer closeBody(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		data, _ := readLimited(resp.Body, maxErrorBody)
-		return nil, newAPIError(c.name, resp, data)
+		return nil, newAPIError(c.name, resp, data, credentials(hreq.Header))
 	}
 	return c.readBody(ctx, resp)
 }

@@ -48,7 +48,9 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// HTTPClient sends the requests. Nil means a private client with its own
 	// connection pool. The client's own Timeout, if any, still applies on
-	// top of the per-request Timeout above.
+	// top of the per-request Timeout above. The Client uses a copy whose
+	// redirects drop Authorization and API-key headers when the scheme,
+	// host or port changes, before the client's own CheckRedirect runs.
 	HTTPClient *http.Client
 	// Headers are extra headers sent with every request. They are applied
 	// last, so they may replace the defaults, including Authorization (for
@@ -119,6 +121,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Transport: newTransport()}
 	}
+	hc = withCredentialRedirects(hc)
 	headers := make(http.Header, len(opts.Headers))
 	for k, v := range opts.Headers {
 		headers.Set(k, v)
@@ -354,7 +357,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 		if rerr != nil && len(data) == 0 && ctx.Err() != nil {
 			return nil, c.transportError(ctx, hreq, rerr)
 		}
-		return nil, newAPIError(c.name, resp, data)
+		return nil, newAPIError(c.name, resp, data, credentials(hreq.Header))
 	}
 	return resp, nil
 }

@@ -59,7 +59,7 @@ func (c *CopilotTokens) Token(ctx context.Context) (string, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	resp, err := hc.Do(req)
+	resp, err := withCredentialRedirects(hc).Do(req)
 	if err != nil {
 		return "", fmt.Errorf("github copilot token exchange: %w", err)
 	}

@@ -80,19 +80,24 @@ func (e *APIError) Temporary() bool {
 }
 
 // newAPIError explains a non-2xx response from its (already size-limited)
-// body and headers.
-func newAPIError(name string, resp *http.Response, body []byte) *APIError {
+// body and headers. secrets are the credentials the request carried: a
+// provider that quotes the key it refused (a 401 saying "Incorrect API key
+// provided: sk-...") must not put it into an error message that is logged
+// and printed, so they are removed from the body before anything is built
+// from it, and from the result.
+func newAPIError(name string, resp *http.Response, body []byte, secrets []string) *APIError {
+	body = scrub(body, secrets)
 	e := &APIError{
 		Provider:   name,
 		StatusCode: resp.StatusCode,
 		RetryAfter: parseRetryAfter(resp.Header, time.Now()),
 	}
 	if we, ok := jsonError(body); ok {
-		e.Message = oneLine(we.Message, maxMessageLen)
-		e.Type, e.Code = we.Type, we.Code
+		e.Message = scrubString(oneLine(we.Message, maxMessageLen), secrets)
+		e.Type, e.Code = scrubString(we.Type, secrets), scrubString(we.Code, secrets)
 		return e
 	}
-	e.Message = describeBody(body, resp.Header.Get("Content-Type"))
+	e.Message = scrubString(describeBody(body, resp.Header.Get("Content-Type")), secrets)
 	return e
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 )
 
 // ErrUnsupported is returned by [New] when this platform or kernel has no
@@ -35,14 +37,23 @@ type Policy struct {
 	// Workspace is the directory the command may read and write. It is
 	// required and must exist.
 	Workspace string
-	// ReadWrite lists more directories the command may read and write,
-	// typically build caches ([DefaultCacheDirs]).
+	// ReadWrite lists more directories the command may read and write.
 	ReadWrite []string
 	// ReadOnly lists directories the command may read and execute from,
 	// beyond the system directories that are always readable.
 	ReadOnly []string
+	// CacheDir is the directory that holds this sandbox's build caches
+	// (Go's GOCACHE, GOMODCACHE and GOPATH, npm_config_cache,
+	// PIP_CACHE_DIR, XDG_CACHE_HOME), kept apart from the user's own
+	// caches so a command can neither read what they hold nor plant code
+	// a later unconfined build would run. It is created when missing and
+	// is writable by the command. Empty means every command gets
+	// throwaway caches in its private temporary directory.
+	CacheDir string
 	// AllowNetwork lets the command open outbound TCP connections. The
-	// zero value denies them.
+	// zero value denies them. On Linux the connections still leave only
+	// through a proxy in the calling process that refuses non-public
+	// addresses ([DialControl]).
 	AllowNetwork bool
 }
 
@@ -52,42 +63,35 @@ type Options struct {
 	// Empty means os.Executable(), the running program, which must call
 	// [RunHelperIfRequested] at the top of main.
 	Helper string
+	// ProxyAllow, when not nil, admits addresses the network proxy would
+	// otherwise refuse as not public (see [DialControl]): an operator's
+	// explicit opt-in, or a test reaching a server on loopback. Nil
+	// admits public addresses only. It matters only with
+	// [Policy.AllowNetwork] on Linux.
+	ProxyAllow func(netip.AddrPort) bool
 }
 
 // Sandbox starts commands confined to a [Policy]. It is immutable and safe
 // for concurrent use.
 type Sandbox struct {
-	policy Policy
-	helper string
-	report Report
+	policy     Policy
+	helper     string
+	report     Report
+	proxyAllow func(netip.AddrPort) bool
+	plat       platformState
 }
 
-// systemReadOnly are the directories a confined command can read and
-// execute from on every Unix: the toolchain and its libraries. /proc is
-// left out on purpose: /proc/<pid>/environ of the parent holds the very
-// credentials the child's environment was stripped of, and Landlock's
-// ptrace scoping does not stop a root child from reading it.
-var systemReadOnly = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/sys", "/dev"}
-
-// DefaultCacheDirs returns the build caches under home that a confined
-// command may write: Go's build and module caches and the common per-user
-// caches of other toolchains.
-func DefaultCacheDirs(home string) []string {
-	if home == "" {
-		return nil
-	}
-	return []string{
-		filepath.Join(home, ".cache"),
-		filepath.Join(home, "go", "pkg", "mod"),
-		filepath.Join(home, ".npm"),
-		filepath.Join(home, ".cargo", "registry"),
-		filepath.Join(home, "Library", "Caches"),
-	}
-}
+// DefaultCacheDirs used to return the user's own build caches under home
+// for [Policy.ReadWrite]. Handing a confined command the real ~/.cache or
+// Go module cache let it read tokens kept there and plant code that a
+// later unconfined build would run, so it now returns nil.
+//
+// Deprecated: set [Policy.CacheDir] to a directory of the program's own.
+func DefaultCacheDirs(home string) []string { return nil }
 
 // New checks that this system can enforce p and returns a Sandbox for it.
-// It returns an error wrapping [ErrUnsupported] when it cannot, including
-// when p denies the network and the kernel cannot.
+// It returns an error wrapping [ErrUnsupported], naming the missing layer,
+// when it cannot: a sandbox that was asked for is never quietly weaker.
 func New(p *Policy, opts *Options) (*Sandbox, error) {
 	if p == nil || p.Workspace == "" {
 		return nil, errors.New("sandbox: the policy has no workspace")
@@ -107,6 +111,14 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 			pol.ReadOnly = append(pol.ReadOnly, r)
 		}
 	}
+	if p.CacheDir != "" {
+		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox: cache directory: %w", err)
+		}
+		if pol.CacheDir, err = realDir(p.CacheDir); err != nil {
+			return nil, fmt.Errorf("sandbox: cache directory: %w", err)
+		}
+	}
 	rep := probe()
 	if !rep.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, rep.Reason)
@@ -117,7 +129,7 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{policy: pol, report: rep}
 	if opts != nil {
-		s.helper = opts.Helper
+		s.helper, s.proxyAllow = opts.Helper, opts.ProxyAllow
 	}
 	if s.helper == "" && runtime.GOOS == "linux" {
 		exe, err := os.Executable()
@@ -125,6 +137,9 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 			return nil, fmt.Errorf("sandbox: finding the helper executable: %w", err)
 		}
 		s.helper = exe
+	}
+	if err := s.prepare(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -141,28 +156,41 @@ func (s *Sandbox) Policy() Policy {
 func (s *Sandbox) Report() Report { return s.report }
 
 // Command returns a command that runs argv confined, in dir (which must be
-// inside the workspace), with exactly env as its environment. Each command
-// gets a private temporary directory, writable and named by TMPDIR; the
-// returned cleanup removes it and must be called once the command is done.
+// inside the workspace), with env as its environment plus TMPDIR (a
+// private temporary directory) and the cache variables of
+// [Policy.CacheDir]. The returned cleanup releases what the command held
+// and must be called once the command is done. On Linux, every process
+// the command starts dies when it exits or is killed.
 func (s *Sandbox) Command(ctx context.Context, dir string, argv, env []string) (cmd *exec.Cmd, cleanup func(), err error) {
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: empty command")
 	}
-	tmp, err := os.MkdirTemp("", "sandbox-tmp-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	return s.command(ctx, dir, argv, env)
+}
+
+// cacheEnv returns the variables that point every toolchain's cache under
+// root.
+func cacheEnv(root string) []string {
+	return []string{
+		"GOCACHE=" + filepath.Join(root, "go-build"),
+		"GOMODCACHE=" + filepath.Join(root, "go", "pkg", "mod"),
+		"GOPATH=" + filepath.Join(root, "go"),
+		"npm_config_cache=" + filepath.Join(root, "npm"),
+		"PIP_CACHE_DIR=" + filepath.Join(root, "pip"),
+		"XDG_CACHE_HOME=" + filepath.Join(root, "xdg"),
 	}
-	if r, err := filepath.EvalSymlinks(tmp); err == nil {
-		tmp = r
+}
+
+// setEnv returns env with each NAME=value of set replacing any earlier
+// value of NAME.
+func setEnv(env []string, set ...string) []string {
+	out := slices.Clone(env)
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		out = slices.DeleteFunc(out, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		out = append(out, kv)
 	}
-	cleanup = func() { os.RemoveAll(tmp) }
-	env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return len(kv) >= 7 && kv[:7] == "TMPDIR=" }), "TMPDIR="+tmp)
-	cmd, err = s.command(ctx, dir, argv, env, tmp)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return cmd, cleanup, nil
+	return out
 }
 
 func realDir(p string) (string, error) {
@@ -187,19 +215,62 @@ func realDir(p string) (string, error) {
 // probe is Probe; tests replace it to play systems without a sandbox.
 var probe = Probe
 
+// Layer is one layer of the sandbox as [Probe] found it.
+type Layer struct {
+	// Available reports whether the layer works here.
+	Available bool `json:"available"`
+	// Detail says what was found ("ABI 7") or, when the layer is
+	// missing, why, in words a user can act on.
+	Detail string `json:"detail,omitempty"`
+}
+
 // Report describes the sandbox this system offers.
 type Report struct {
 	// Platform is runtime.GOOS.
 	Platform string `json:"platform"`
-	// Mechanism is "landlock", "seatbelt", or empty when there is none.
+	// Mechanism is "namespaces+seccomp+landlock" on Linux, "seatbelt" on
+	// macOS, or empty when there is none.
 	Mechanism string `json:"mechanism,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI version; 0 means none (or
 	// not Linux).
 	LandlockABI int `json:"landlock_abi"`
-	// Available reports whether shell commands can be confined here.
+	// Available reports whether shell commands can be confined here: on
+	// Linux, every layer below that this process needs is available.
 	Available bool `json:"available"`
-	// CanDenyNetwork reports whether outbound TCP can be denied too.
+	// CanDenyNetwork reports whether outbound connections can be denied.
 	CanDenyNetwork bool `json:"can_deny_network"`
 	// Reason explains an unavailable sandbox in words a user can act on.
 	Reason string `json:"reason,omitempty"`
+	// Namespaces is the Linux user, mount, PID, network, IPC and UTS
+	// namespace layer.
+	Namespaces Layer `json:"namespaces"`
+	// IDMappedMounts is the layer that lets a command run as an
+	// unprivileged id yet own what it writes in the workspace. Only a
+	// process running as root needs it; for others Detail says so.
+	IDMappedMounts Layer `json:"idmapped_mounts"`
+	// Seccomp is the system call filter layer.
+	Seccomp Layer `json:"seccomp"`
+	// Landlock is the filesystem access layer; Detail names its ABI.
+	Landlock Layer `json:"landlock"`
+}
+
+// Layers returns the layers in the order they wrap a command, each with
+// its name, for a report that prints one line per layer. It is empty
+// where the platform has no layered sandbox (macOS, others).
+func (r Report) Layers() []NamedLayer {
+	if r.Platform != "linux" {
+		return nil
+	}
+	return []NamedLayer{
+		{"namespaces", r.Namespaces},
+		{"idmapped mounts", r.IDMappedMounts},
+		{"seccomp", r.Seccomp},
+		{"landlock", r.Landlock},
+	}
+}
+
+// NamedLayer is a [Layer] with its name, as [Report.Layers] lists them.
+type NamedLayer struct {
+	Name string `json:"name"`
+	Layer
 }

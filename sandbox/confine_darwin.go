@@ -4,8 +4,11 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 )
 
 const sandboxExec = "/usr/bin/sandbox-exec"
@@ -22,16 +25,37 @@ func Probe() Report {
 	return r
 }
 
-func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string, tmp string) (*exec.Cmd, error) {
-	prof, err := SeatbeltProfile(&s.policy, tmp)
+// platformState is empty: Seatbelt needs nothing prepared.
+type platformState struct{}
+
+func (s *Sandbox) prepare() error { return nil }
+
+func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, func(), error) {
+	tmp, err := os.MkdirTemp("", "sandbox-tmp-")
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = r
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	pol := s.policy
+	if pol.CacheDir != "" {
+		pol.ReadWrite = append(slices.Clone(pol.ReadWrite), pol.CacheDir)
+		env = setEnv(env, cacheEnv(pol.CacheDir)...)
+	} else {
+		env = setEnv(env, cacheEnv(filepath.Join(tmp, "cache"))...)
+	}
+	prof, err := SeatbeltProfile(&pol, tmp)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
 	}
 	args := append([]string{"-p", prof}, argv...)
 	cmd := exec.CommandContext(ctx, sandboxExec, args...)
 	cmd.Dir = dir
-	cmd.Env = env
-	return cmd, nil
+	cmd.Env = setEnv(env, "TMPDIR="+tmp)
+	return cmd, cleanup, nil
 }
 
 // RunHelperIfRequested returns at once: macOS confines through

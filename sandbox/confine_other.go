@@ -13,8 +13,13 @@ func Probe() Report {
 	return Report{Platform: runtime.GOOS, Reason: "joshbot has no sandbox for " + runtime.GOOS + " (Landlock needs Linux, Seatbelt needs macOS)"}
 }
 
-func (s *Sandbox) command(context.Context, string, []string, []string, string) (*exec.Cmd, error) {
-	return nil, ErrUnsupported
+// platformState is empty: there is nothing to prepare.
+type platformState struct{}
+
+func (s *Sandbox) prepare() error { return nil }
+
+func (s *Sandbox) command(context.Context, string, []string, []string) (*exec.Cmd, func(), error) {
+	return nil, nil, ErrUnsupported
 }
 
 // RunHelperIfRequested returns at once: only Linux re-executes a helper.

@@ -23,15 +23,16 @@ func TestNewFailsClosed(t *testing.T) {
 	}{
 		{"no sandbox at all", Report{Platform: "plan9", Reason: "none"}, Policy{Workspace: ws}, false},
 		{"no sandbox, network allowed", Report{Platform: "plan9", Reason: "none"}, Policy{Workspace: ws, AllowNetwork: true}, false},
-		{"old landlock cannot deny network", Report{Mechanism: "landlock", LandlockABI: 3, Available: true}, Policy{Workspace: ws}, false},
-		{"old landlock with network allowed", Report{Mechanism: "landlock", LandlockABI: 3, Available: true}, Policy{Workspace: ws, AllowNetwork: true}, true},
-		{"full landlock", Report{Mechanism: "landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}, Policy{Workspace: ws}, true},
+		{"cannot deny network", Report{Mechanism: "landlock", LandlockABI: 3, Available: true}, Policy{Workspace: ws}, false},
+		{"cannot deny network, network allowed", Report{Mechanism: "landlock", LandlockABI: 3, Available: true}, Policy{Workspace: ws, AllowNetwork: true}, true},
+		{"missing layer", Report{Platform: "linux", Reason: "namespaces: user.max_user_namespaces is 0"}, Policy{Workspace: ws, AllowNetwork: true}, false},
+		{"every layer", Report{Mechanism: "namespaces+seccomp+landlock", LandlockABI: 7, Available: true, CanDenyNetwork: true}, Policy{Workspace: ws}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			old := probe
 			probe = func() Report { return tt.rep }
 			defer func() { probe = old }()
-			sb, err := New(&tt.policy, &Options{Helper: "/bin/true"})
+			sb, err := New(&tt.policy, nil)
 			if tt.ok {
 				if err != nil || sb == nil {
 					t.Fatalf("refused: %v", err)

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // defaultEnvAllow is the environment a child process sees unless the
@@ -50,11 +52,37 @@ func SecretName(name string) bool {
 	return false
 }
 
+// urlUserinfo matches the userinfo part of a URL's authority, as in
+// https://user:token@proxy.example: everything between "://" and the "@"
+// before the host.
+var urlUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^/?#@\s,|;]*@`) })
+
+// leftoverUserinfo matches what still looks like credentials in a URL
+// after [urlUserinfo] is stripped: a password holding a "/" that no URL
+// parser would read as userinfo but a client may.
+var leftoverUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^\s,|;@]*:[^\s,|;@]*@`) })
+
+// StripURLCredentials removes the userinfo (user:password@) from every
+// URL in an environment value, and reports ok=false when what is left
+// still looks like a credential, in which case the variable should not be
+// passed at all. A value such as GOPROXY may hold several URLs.
+func StripURLCredentials(val string) (stripped string, ok bool) {
+	if !strings.Contains(val, "@") {
+		return val, true
+	}
+	out := urlUserinfo().ReplaceAllString(val, "://")
+	return out, !leftoverUserinfo().MatchString(out)
+}
+
 // ChildEnv builds the environment of a child process from parent (in
 // os.Environ form): only allowlisted names pass, and of those, any whose
-// name looks like a credential ([SecretName]) is dropped. The result is
-// sorted by name so it is the same on every call. ChildEnv is safe for
-// concurrent use.
+// name looks like a credential ([SecretName]) is dropped. A URL with
+// credentials in a passing value (GOPROXY=https://user:token@proxy,
+// HTTPS_PROXY=http://u:p@host) loses its user:password@ part, so the
+// child reaches the same host without the secret; a value that still looks
+// like it carries one after that is dropped ([StripURLCredentials]). The
+// result is sorted by name so it is the same on every call. ChildEnv is
+// safe for concurrent use.
 func ChildEnv(parent []string, opts *EnvOptions) []string {
 	allow := make(map[string]bool, len(defaultEnvAllow))
 	for _, n := range defaultEnvAllow {
@@ -73,11 +101,17 @@ func ChildEnv(parent []string, opts *EnvOptions) []string {
 		if !ok || name == "" || !allow[name] || SecretName(name) {
 			continue
 		}
+		if val, ok = StripURLCredentials(val); !ok {
+			continue
+		}
 		vals[name] = val
 	}
 	for _, kv := range set {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || SecretName(name) {
+			continue
+		}
+		if val, ok = StripURLCredentials(val); !ok {
 			continue
 		}
 		vals[name] = val

@@ -50,3 +50,38 @@ func TestSecretName(t *testing.T) {
 		}
 	}
 }
+
+// TestChildEnvURLCredentials: a URL with user:password@ in an allowlisted
+// variable reaches the child without the credentials (issue 18: a
+// GOPROXY=https://user:token@... passed the allowlist).
+func TestChildEnvURLCredentials(t *testing.T) {
+	parent := []string{
+		"GOPROXY=https://user:tok3n-s3cret@proxy.example/go,https://proxy.golang.org,direct",
+		"HTTPS_PROXY=http://alice:pr0xy-s3cret@10.0.0.1:3128",
+		"https_proxy=http://bob@10.0.0.2:3128",
+		"NODE_PATH=https://npm.example/@scope/pkg",
+		"PYTHONPATH=https://u:we/ird-s3cret@host/x",
+		"PATH=/usr/bin",
+	}
+	got := ChildEnv(parent, &EnvOptions{
+		Allow: []string{"HTTPS_PROXY", "https_proxy", "PYTHONPATH"},
+		Set:   []string{"GOFLAGS=-modcacherw", "XDG_CACHE_HOME=ftp://carol:set-s3cret@cache"},
+	})
+	want := []string{
+		"GOFLAGS=-modcacherw",
+		"GOPROXY=https://proxy.example/go,https://proxy.golang.org,direct",
+		"HTTPS_PROXY=http://10.0.0.1:3128",
+		"NODE_PATH=https://npm.example/@scope/pkg",
+		"PATH=/usr/bin",
+		"XDG_CACHE_HOME=ftp://cache",
+		"https_proxy=http://10.0.0.2:3128",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ChildEnv:\n got %q\nwant %q", got, want)
+	}
+	for _, kv := range got {
+		if strings.Contains(kv, "s3cret") || strings.Contains(kv, "bob@") {
+			t.Fatalf("credential passed: %q", kv)
+		}
+	}
+}

@@ -39,15 +39,19 @@ func (*configTool) Description() string {
 		"(action=set with key and value, e.g. agents.defaults.max_tool_iterations). Changes are saved and take effect at the next start; the user is told of each change."
 }
 func (*configTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["get","set"]},"key":{"type":"string"},"value":{"type":"string"}},"required":["action"]}`)
+	return configSchema.get()
 }
 
+type configArgs struct {
+	Action string `json:"action" schema:"enum=get|set"`
+	Key    string `json:"key,omitempty"`
+	Value  string `json:"value,omitempty"`
+}
+
+var configSchema lazySchema[configArgs]
+
 func (t *configTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Action string `json:"action"`
-		Key    string `json:"key"`
-		Value  string `json:"value"`
-	}
+	var a configArgs
 	if err := decodeArgs("config", raw, &a); err != nil {
 		return "", err
 	}

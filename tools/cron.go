@@ -74,22 +74,21 @@ func (*cronTool) Description() string {
 		"or every (a repeat interval, at least 1m); action=list; action=remove with id. When a job fires you are given its message and your answer is sent to this conversation."
 }
 func (*cronTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"action":{"type":"string","enum":["add","list","remove"]},` +
-		`"message":{"type":"string","description":"what to do or remind when it fires"},` +
-		`"in":{"type":"string","description":"delay before it fires once, e.g. 10m, 2h30m"},` +
-		`"every":{"type":"string","description":"repeat interval, e.g. 1h, 24h"},` +
-		`"id":{"type":"string","description":"job id for remove"}},"required":["action"]}`)
+	return cronSchema.get()
 }
 
+type cronArgs struct {
+	Action  string `json:"action" schema:"enum=add|list|remove"`
+	Message string `json:"message,omitempty" jsonschema:"what to do or remind when it fires"`
+	In      string `json:"in,omitempty" jsonschema:"delay before it fires once, e.g. 10m, 2h30m"`
+	Every   string `json:"every,omitempty" jsonschema:"repeat interval, e.g. 1h, 24h"`
+	ID      string `json:"id,omitempty" jsonschema:"job id for remove"`
+}
+
+var cronSchema lazySchema[cronArgs]
+
 func (t *cronTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Action  string `json:"action"`
-		Message string `json:"message"`
-		In      string `json:"in"`
-		Every   string `json:"every"`
-		ID      string `json:"id"`
-	}
+	var a cronArgs
 	if err := decodeArgs("cron", raw, &a); err != nil {
 		return "", err
 	}

@@ -8,6 +8,26 @@
 //	if err := tools.RegisterFilesystem(reg, "/home/me/.joshbot/workspace"); err != nil { ... }
 //	out, err := reg.Execute(ctx, "read_file", json.RawMessage(`{"path":"notes.md"}`))
 //
+// # Adding tools
+//
+// There is one way to add each tool. A family of tools that share a
+// configuration is added by its RegisterX function ([RegisterFilesystem],
+// [RegisterWebSearch], [RegisterSubagents], ...). A single tool whose value
+// its caller keeps, to close it ([Shell] runs background jobs) or to wrap
+// it, is built by its NewX function ([NewShell], [NewWebFetch]) and added
+// with [Registry.Register], as is any tool of the caller's own.
+//
+// # Arguments and schemas
+//
+// A builtin tool's parameter schema is generated from the Go type its
+// arguments decode into, with github.com/google/jsonschema-go: field names
+// and types from the struct, descriptions from `jsonschema:"..."` tags,
+// bounds and enums from `schema:"..."` tags, and a field required unless
+// its json tag says omitempty. [Registry.Execute] checks every call's
+// arguments against the tool's schema before the tool runs and answers a
+// call that breaks it with an [*ArgumentError] naming the argument and
+// what it must be; a null counts as an absent argument.
+//
 // # Containment
 //
 // Every filesystem tool is confined to one workspace directory: a path that
@@ -25,6 +45,22 @@
 // context when ShellOptions.Approval asks for one ([sandbox.WithApprover];
 // none installed means deny), then run with an allowlisted environment,
 // confined by a [sandbox.Sandbox] when one is configured.
+//
+// # Untrusted content
+//
+// Results that carry text from outside joshbot (files, web pages and
+// search results, command output, memory search) are fenced with their
+// source by sandbox/fence, which also defangs joshbot's prompt tags inside
+// them. A tool says so with the optional [Untrusted] ability, and says
+// which calls act on the world with [Actor]. [Registry.Execute] marks the
+// turn's [Taint] (installed by the agent with [WithTaint]) after such a
+// result; while it is marked, every call that acts is put to the human
+// approver on the context and refused with [ErrUntrustedAction] when
+// nobody approves (cron, webhooks, piped runs). Writes below [ScratchDir]
+// do not act. Independently of taint, write_file and edit_file need a
+// human for the identity files and skills/, and never write MEMORY.md or
+// HISTORY.md ([ErrProtectedFile]). Files are read only when regular: a
+// FIFO, device or socket is refused without blocking.
 //
 // # Errors
 //

@@ -23,24 +23,17 @@ func (t *editFileTool) Description() string {
 }
 
 func (t *editFileTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File to edit, relative to the workspace (or absolute inside it)."},
-    "old_text": {"type": "string", "description": "Exact text to find. Must not be empty."},
-    "new_text": {"type": "string", "description": "Text to put in its place. May be empty to delete old_text."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one. Default false."}
-  },
-  "required": ["path", "old_text", "new_text"]
-}`)
+	return editFileSchema.get()
 }
 
 type editFileArgs struct {
-	Path       *string `json:"path"`
-	OldText    *string `json:"old_text"`
-	NewText    *string `json:"new_text"`
-	ReplaceAll bool    `json:"replace_all"`
+	Path       *string `json:"path" jsonschema:"File to edit, relative to the workspace (or absolute inside it)."`
+	OldText    *string `json:"old_text" jsonschema:"Exact text to find. Must not be empty."`
+	NewText    *string `json:"new_text" jsonschema:"Text to put in its place. May be empty to delete old_text."`
+	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one. Default false."`
 }
+
+var editFileSchema lazySchema[editFileArgs]
 
 func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "edit_file"

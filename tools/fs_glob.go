@@ -25,20 +25,15 @@ func (t *globTool) Description() string {
 }
 
 func (t *globTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern relative to path, e.g. \"**/*.go\" or \"docs/*.md\"."},
-    "path": {"type": "string", "description": "Directory to search from, relative to the workspace (or absolute inside it). Default: the workspace itself."}
-  },
-  "required": ["pattern"]
-}`)
+	return globSchema.get()
 }
 
 type globArgs struct {
-	Pattern *string `json:"pattern"`
-	Path    *string `json:"path"`
+	Pattern *string `json:"pattern" jsonschema:"Glob pattern relative to path, e.g. \"**/*.go\" or \"docs/*.md\"."`
+	Path    *string `json:"path,omitempty" jsonschema:"Directory to search from, relative to the workspace (or absolute inside it). Default: the workspace itself."`
 }
+
+var globSchema lazySchema[globArgs]
 
 func (t *globTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "glob"

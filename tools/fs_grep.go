@@ -36,24 +36,17 @@ func (t *grepTool) Description() string {
 }
 
 func (t *grepTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Go regular expression (RE2 syntax) to search for, e.g. \"func \\\\w+\\\\(\" or \"TODO|FIXME\"."},
-    "path": {"type": "string", "description": "File or directory to search, relative to the workspace (or absolute inside it). Default: the whole workspace."},
-    "include": {"type": "string", "description": "Only search files whose name (not directory) matches this glob, e.g. \"*.go\"."},
-    "ignore_case": {"type": "boolean", "description": "Match case-insensitively. Default false."}
-  },
-  "required": ["pattern"]
-}`)
+	return grepSchema.get()
 }
 
 type grepArgs struct {
-	Pattern    *string `json:"pattern"`
-	Path       *string `json:"path"`
-	Include    *string `json:"include"`
-	IgnoreCase bool    `json:"ignore_case"`
+	Pattern    *string `json:"pattern" jsonschema:"Go regular expression (RE2 syntax) to search for, e.g. \"func \\w+\\(\" or \"TODO|FIXME\"."`
+	Path       *string `json:"path,omitempty" jsonschema:"File or directory to search, relative to the workspace (or absolute inside it). Default: the whole workspace."`
+	Include    *string `json:"include,omitempty" jsonschema:"Only search files whose name (not directory) matches this glob, e.g. \"*.go\"."`
+	IgnoreCase bool    `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively. Default false."`
 }
+
+var grepSchema lazySchema[grepArgs]
 
 func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "grep"

@@ -24,18 +24,14 @@ func (t *listDirTool) Description() string {
 }
 
 func (t *listDirTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Directory to list, relative to the workspace (or absolute inside it). Default: the workspace itself."}
-  },
-  "required": []
-}`)
+	return listDirSchema.get()
 }
 
 type listDirArgs struct {
-	Path *string `json:"path"`
+	Path *string `json:"path,omitempty" jsonschema:"Directory to list, relative to the workspace (or absolute inside it). Default: the workspace itself."`
 }
+
+var listDirSchema lazySchema[listDirArgs]
 
 func (t *listDirTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "list_dir"

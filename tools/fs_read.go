@@ -34,22 +34,16 @@ func (t *readFileTool) Description() string {
 }
 
 func (t *readFileTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File to read, relative to the workspace (or absolute inside it)."},
-    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start at. Default 1."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "Maximum number of lines to return. Default and maximum 2000."}
-  },
-  "required": ["path"]
-}`)
+	return readFileSchema.get()
 }
 
 type readFileArgs struct {
-	Path   *string `json:"path"`
-	Offset *int    `json:"offset"`
-	Limit  *int    `json:"limit"`
+	Path   *string `json:"path" jsonschema:"File to read, relative to the workspace (or absolute inside it)."`
+	Offset *int    `json:"offset,omitempty" jsonschema:"1-based line number to start at. Default 1." schema:"minimum=1"`
+	Limit  *int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to return. Default and maximum 2000." schema:"minimum=1,maximum=2000"`
 }
+
+var readFileSchema lazySchema[readFileArgs]
 
 func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "read_file"

@@ -22,20 +22,15 @@ func (t *writeFileTool) Description() string {
 }
 
 func (t *writeFileTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File to write, relative to the workspace (or absolute inside it)."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["path", "content"]
-}`)
+	return writeFileSchema.get()
 }
 
 type writeFileArgs struct {
-	Path    *string `json:"path"`
-	Content *string `json:"content"`
+	Path    *string `json:"path" jsonschema:"File to write, relative to the workspace (or absolute inside it)."`
+	Content *string `json:"content" jsonschema:"The complete new content of the file."`
 }
+
+var writeFileSchema lazySchema[writeFileArgs]
 
 func (t *writeFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "write_file"

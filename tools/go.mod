@@ -10,6 +10,7 @@ require (
 require (
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (
@@ -19,6 +20,7 @@ replace (
 )
 
 require (
+	github.com/google/jsonschema-go v0.4.3
 	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	go.uber.org/goleak v1.3.0

@@ -36,20 +36,31 @@ func (*memorySearchTool) Description() string {
 }
 
 func (*memorySearchTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "Keywords to look for, e.g. \"kitchen paint colour\"."},
-    "limit": {"type": "integer", "description": "Most results to return, 1-50. Default 8."}
-  },
-  "required": ["query"]
-}`)
+	return memorySearchSchema.get()
 }
 
 type searchArgs struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit"`
 }
+
+// memorySearchArgs and sessionSearchArgs are searchArgs with the words
+// each tool's schema shows the model; a tool decodes into its own type.
+type (
+	memorySearchArgs struct {
+		Query string `json:"query" jsonschema:"Keywords to look for, e.g. \"kitchen paint colour\"."`
+		Limit int    `json:"limit,omitempty" jsonschema:"Most results to return, 1-50. Default 8."`
+	}
+	sessionSearchArgs struct {
+		Query string `json:"query" jsonschema:"Text to look for, matched case-insensitively as a substring."`
+		Limit int    `json:"limit,omitempty" jsonschema:"Most messages to return, 1-50. Default 10."`
+	}
+)
+
+var (
+	memorySearchSchema  lazySchema[memorySearchArgs]
+	sessionSearchSchema lazySchema[sessionSearchArgs]
+)
 
 func (a *searchArgs) check(tool string, def int) error {
 	if strings.TrimSpace(a.Query) == "" {
@@ -65,10 +76,11 @@ func (a *searchArgs) check(tool string, def int) error {
 }
 
 func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args searchArgs
-	if err := decodeArgs(t.Name(), raw, &args); err != nil {
+	var a memorySearchArgs
+	if err := decodeArgs(t.Name(), raw, &a); err != nil {
 		return "", err
 	}
+	args := searchArgs(a)
 	if err := args.check(t.Name(), memory.DefaultMemorySearchLimit); err != nil {
 		return "", err
 	}
@@ -125,24 +137,18 @@ func (*sessionSearchTool) Description() string {
 }
 
 func (*sessionSearchTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "Text to look for, matched case-insensitively as a substring."},
-    "limit": {"type": "integer", "description": "Most messages to return, 1-50. Default 10."}
-  },
-  "required": ["query"]
-}`)
+	return sessionSearchSchema.get()
 }
 
 // maxHitChars bounds one message in session_search output.
 const maxHitChars = 600
 
 func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args searchArgs
-	if err := decodeArgs(t.Name(), raw, &args); err != nil {
+	var a sessionSearchArgs
+	if err := decodeArgs(t.Name(), raw, &a); err != nil {
 		return "", err
 	}
+	args := searchArgs(a)
 	if err := args.check(t.Name(), 10); err != nil {
 		return "", err
 	}

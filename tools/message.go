@@ -70,12 +70,17 @@ func (*messageTool) Description() string {
 		"It always goes to the current conversation."
 }
 func (*messageTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the message, Markdown"}},"required":["text"]}`)
+	return messageSchema.get()
 }
+
+type messageArgs struct {
+	Text string `json:"text" jsonschema:"the message, Markdown"`
+}
+
+var messageSchema lazySchema[messageArgs]
+
 func (t *messageTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Text string `json:"text"`
-	}
+	var a messageArgs
 	if err := decodeArgs("message", raw, &a); err != nil {
 		return "", err
 	}
@@ -104,13 +109,18 @@ func (t *sendFileTool) Description() string {
 		"Images are shown as pictures; anything else as a document.", t.limit>>20)
 }
 func (*sendFileTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"workspace-relative path of the file"},"caption":{"type":"string","description":"optional text sent with the file"}},"required":["path"]}`)
+	return sendFileSchema.get()
 }
+
+type sendFileArgs struct {
+	Path    string `json:"path" jsonschema:"workspace-relative path of the file"`
+	Caption string `json:"caption,omitempty" jsonschema:"optional text sent with the file"`
+}
+
+var sendFileSchema lazySchema[sendFileArgs]
+
 func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Path    string `json:"path"`
-		Caption string `json:"caption"`
-	}
+	var a sendFileArgs
 	if err := decodeArgs("send_file", raw, &a); err != nil {
 		return "", err
 	}

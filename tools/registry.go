@@ -55,16 +55,20 @@ type Registry struct {
 	removed map[string]string
 	// defs caches Definitions; nil after any registration or removal.
 	defs []Definition
+	// checks validate each tool's arguments against its schema; a tool
+	// whose schema does not resolve has none.
+	checks map[string]*argChecker
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: make(map[string]Tool)}
+	return &Registry{tools: make(map[string]Tool), checks: make(map[string]*argChecker)}
 }
 
 // Register adds t. It refuses a nil tool, an invalid name, a parameter
 // schema that is not a JSON object, and a name already taken
-// ([ErrDuplicateTool]).
+// ([ErrDuplicateTool]). The schema is resolved here, once, to check the
+// arguments of every call (see [Registry.Execute]).
 func (r *Registry) Register(t Tool) error {
 	if t == nil {
 		return errors.New("tools: register: nil tool")
@@ -73,15 +77,18 @@ func (r *Registry) Register(t Tool) error {
 	if !validName(name) {
 		return fmt.Errorf("tools: register %q: name must be 1 to 64 letters, digits, _ or -", name)
 	}
-	if p := bytes.TrimSpace(t.Parameters()); len(p) == 0 || p[0] != '{' || !json.Valid(p) {
+	p := bytes.TrimSpace(t.Parameters())
+	if len(p) == 0 || p[0] != '{' || !json.Valid(p) {
 		return fmt.Errorf("tools: register %q: parameters must be a JSON object schema", name)
 	}
+	check := newArgChecker(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.tools[name]; ok {
 		return fmt.Errorf("tools: register %q: %w", name, ErrDuplicateTool)
 	}
 	r.tools[name] = t
+	r.checks[name] = check
 	delete(r.removed, name)
 	r.defs = nil
 	return nil
@@ -108,6 +115,7 @@ func (r *Registry) Unregister(reason string, names ...string) int {
 			continue
 		}
 		delete(r.tools, name)
+		delete(r.checks, name)
 		if r.removed == nil {
 			r.removed = make(map[string]string)
 		}
@@ -181,9 +189,14 @@ func (r *Registry) Definitions() []Definition {
 
 // Execute runs the tool called name with args. An unknown name wraps
 // [ErrUnknownTool] and lists the tools that exist; a name taken out with
-// [Registry.Unregister] wraps [ErrRemovedTool] with its reason; arguments that are not a
-// JSON object wrap [ErrBadArguments]. Empty arguments are treated as {}, as
-// several models send "" for a tool without parameters.
+// [Registry.Unregister] wraps [ErrRemovedTool] with its reason. Arguments
+// that are not a JSON object, or that do not satisfy the tool's parameter
+// schema, wrap [ErrBadArguments] and the tool does not run; the message
+// names the argument at fault and what it must be. A member whose value is
+// null counts as absent. Empty arguments are treated as {}, as several
+// models send "" for a tool without parameters. A schema that
+// jsonschema-go cannot resolve is not checked; that tool checks its
+// arguments itself.
 //
 // When ctx carries a tainted [Taint], a call that acts ([Actor]) is first
 // put to the human approver on ctx and refused, wrapping
@@ -192,6 +205,7 @@ func (r *Registry) Definitions() []Definition {
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	r.mu.RLock()
 	t, ok := r.tools[name]
+	check := r.checks[name]
 	why, gone := r.removed[name]
 	r.mu.RUnlock()
 	switch {
@@ -206,6 +220,11 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	}
 	if trimmed[0] != '{' || !json.Valid(trimmed) {
 		return "", fmt.Errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
+	}
+	if check != nil {
+		if err := check.check(name, trimmed); err != nil {
+			return "", err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err

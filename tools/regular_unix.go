@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -20,6 +21,10 @@ func (c *contained) openRegular(real string) (*os.File, error) {
 		return nil, err
 	}
 	fd, err := c.openBeneath(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if errors.Is(err, unix.ENXIO) {
+		// What open(2) says of a socket.
+		return nil, notRegular(unix.S_IFSOCK)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/joshbot/joshbot/sandbox"
 	"github.com/joshbot/joshbot/sandbox/fence"
 )
@@ -134,15 +135,6 @@ func NewShell(opts *ShellOptions) (*Shell, error) {
 	return &Shell{c: c, opts: o, screen: scr, jobs: map[string]*shellJob{}}, nil
 }
 
-// RegisterShell registers the shell tool built from opts on reg.
-func RegisterShell(reg *Registry, opts *ShellOptions) error {
-	s, err := NewShell(opts)
-	if err != nil {
-		return err
-	}
-	return reg.Register(s)
-}
-
 // Name implements [Tool].
 func (s *Shell) Name() string { return "shell" }
 
@@ -154,11 +146,13 @@ func (s *Shell) Description() string {
 		b.WriteString("Commands run in a sandbox: only the workspace and build caches are writable")
 		if !s.opts.Sandbox.Policy().AllowNetwork {
 			b.WriteString(" and the network is unreachable")
+		} else {
+			b.WriteString("; the network is reached only through the HTTP proxy named by HTTPS_PROXY and HTTP_PROXY, and only at public addresses")
 		}
 		b.WriteString(". ")
 	}
 	if s.screen.Mode() == sandbox.ScreenAllowlist {
-		b.WriteString("Only one command per call, with no ; & | newlines, backticks or $( ); allowed programs: ")
+		b.WriteString("Every program in the command line must be allowlisted, with literal arguments and paths inside the workspace; allowed programs: ")
 		b.WriteString(strings.Join(s.screen.Allowed(), ", "))
 		b.WriteString(". ")
 	}
@@ -171,24 +165,22 @@ func (s *Shell) Description() string {
 
 // Parameters implements [Tool].
 func (s *Shell) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command line to run with /bin/sh."},
-    "workdir": {"type": "string", "description": "Directory to run in, relative to the workspace. Default: the workspace."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Time limit. Default 60."},
-    "async": {"type": "boolean", "description": "Start the command in the background and return a job id at once."},
-    "job_id": {"type": "string", "description": "Instead of a command: report the status and output of a background job."}
-  }
-}`)
+	return shellSchema.get()
 }
 
 type shellArgs struct {
-	Command *string `json:"command"`
-	Workdir *string `json:"workdir"`
-	Timeout *int    `json:"timeout_seconds"`
-	Async   bool    `json:"async"`
-	JobID   *string `json:"job_id"`
+	Command *string `json:"command,omitempty" jsonschema:"The command line to run with /bin/sh."`
+	Workdir *string `json:"workdir,omitempty" jsonschema:"Directory to run in, relative to the workspace. Default: the workspace."`
+	Timeout *int    `json:"timeout_seconds,omitempty" jsonschema:"Time limit. Default 60." schema:"minimum=1"`
+	Async   bool    `json:"async,omitempty" jsonschema:"Start the command in the background and return a job id at once."`
+	JobID   *string `json:"job_id,omitempty" jsonschema:"Instead of a command: report the status and output of a background job."`
+}
+
+// shellSchema bounds timeout_seconds by shellMaxTimeout.
+var shellSchema = lazySchema[shellArgs]{edit: boundShellTimeout}
+
+func boundShellTimeout(s *jsonschema.Schema) {
+	s.Properties["timeout_seconds"].Maximum = jsonschema.Ptr(float64(shellMaxTimeout / time.Second))
 }
 
 // Execute implements [Tool]. The order is the point: arguments, then

@@ -47,18 +47,19 @@ func (*skillTool) Description() string {
 		"a written skill stays unusable until the operator runs `joshbot skills trust <name>`, so tell the user."
 }
 func (*skillTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"action":{"type":"string","enum":["load","list","write"]},` +
-		`"name":{"type":"string"},` +
-		`"content":{"type":"string","description":"the whole SKILL.md for write"}},"required":["action"]}`)
+	return skillSchema.get()
 }
 
+type skillArgs struct {
+	Action  string `json:"action" schema:"enum=load|list|write"`
+	Name    string `json:"name,omitempty"`
+	Content string `json:"content,omitempty" jsonschema:"the whole SKILL.md for write"`
+}
+
+var skillSchema lazySchema[skillArgs]
+
 func (t *skillTool) Execute(_ context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Action  string `json:"action"`
-		Name    string `json:"name"`
-		Content string `json:"content"`
-	}
+	var a skillArgs
 	if err := decodeArgs("skill", raw, &a); err != nil {
 		return "", err
 	}

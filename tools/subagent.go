@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // SubagentTask is one piece of work handed to a subagent.
@@ -57,6 +59,35 @@ const DefaultSubagentParallelism = 3
 // cannot fan out without limit.
 const maxSubagentTasks = 8
 
+// The argument types of the subagent tools, from which their schemas are
+// generated; the array bound is maxSubagentTasks, set by maxTasks.
+type (
+	subagentArgs struct {
+		Task string `json:"task" jsonschema:"the complete instruction"`
+	}
+	parallelArgs struct {
+		Tasks []string `json:"tasks" schema:"minItems=1"`
+	}
+	chainArgs struct {
+		Steps []string `json:"steps" schema:"minItems=1"`
+	}
+	delegateArgs struct {
+		Profile string `json:"profile"`
+		Task    string `json:"task"`
+	}
+)
+
+var (
+	subagentSchema lazySchema[subagentArgs]
+	parallelSchema = lazySchema[parallelArgs]{edit: func(s *jsonschema.Schema) { maxTasks(s, "tasks") }}
+	chainSchema    = lazySchema[chainArgs]{edit: func(s *jsonschema.Schema) { maxTasks(s, "steps") }}
+)
+
+// maxTasks bounds the array argument prop to maxSubagentTasks items.
+func maxTasks(s *jsonschema.Schema, prop string) {
+	s.Properties[prop].MaxItems = jsonschema.Ptr(maxSubagentTasks)
+}
+
 // SubagentOptions configures [RegisterSubagents]. Nil means defaults.
 type SubagentOptions struct {
 	// MaxParallel bounds concurrent subagents in one parallel call; zero
@@ -85,7 +116,11 @@ func RegisterSubagents(reg *Registry, opts *SubagentOptions) error {
 	}
 	all := []Tool{&subagentTool{}, &parallelTool{max: par}, &chainTool{}}
 	if len(profiles) > 0 {
-		all = append(all, &delegateTool{profiles: profiles})
+		all = append(all, &delegateTool{profiles: profiles, schema: schemaFor[delegateArgs](func(s *jsonschema.Schema) {
+			for _, n := range sortedKeys(profiles) {
+				s.Properties["profile"].Enum = append(s.Properties["profile"].Enum, n)
+			}
+		})})
 	}
 	for _, t := range all {
 		if err := reg.Register(t); err != nil {
@@ -121,12 +156,10 @@ func (*subagentTool) Description() string {
 		"The subagent sees nothing of this conversation, so put everything it needs in the task."
 }
 func (*subagentTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete instruction"}},"required":["task"]}`)
+	return subagentSchema.get()
 }
 func (*subagentTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Task string `json:"task"`
-	}
+	var a subagentArgs
 	if err := decodeArgs("subagent", raw, &a); err != nil {
 		return "", err
 	}
@@ -140,12 +173,10 @@ func (*parallelTool) Description() string {
 	return "Run several independent tasks, each in its own subagent, at the same time. Results come back in the order of the tasks."
 }
 func (*parallelTool) Parameters() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"tasks":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d}},"required":["tasks"]}`, maxSubagentTasks))
+	return parallelSchema.get()
 }
 func (t *parallelTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Tasks []string `json:"tasks"`
-	}
+	var a parallelArgs
 	if err := decodeArgs("parallel", raw, &a); err != nil {
 		return "", err
 	}
@@ -192,12 +223,10 @@ func (*chainTool) Description() string {
 		"Stops at the first step that fails."
 }
 func (*chainTool) Parameters() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"steps":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d}},"required":["steps"]}`, maxSubagentTasks))
+	return chainSchema.get()
 }
 func (*chainTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Steps []string `json:"steps"`
-	}
+	var a chainArgs
 	if err := decodeArgs("chain", raw, &a); err != nil {
 		return "", err
 	}
@@ -219,7 +248,10 @@ func (*chainTool) Execute(ctx context.Context, raw json.RawMessage) (string, err
 	return prev, nil
 }
 
-type delegateTool struct{ profiles map[string]string }
+type delegateTool struct {
+	profiles map[string]string
+	schema   json.RawMessage // the profile enum is the configured names
+}
 
 func (*delegateTool) Name() string { return "delegate" }
 func (t *delegateTool) Description() string {
@@ -231,14 +263,10 @@ func (t *delegateTool) Description() string {
 	return strings.TrimSuffix(b.String(), ";")
 }
 func (t *delegateTool) Parameters() json.RawMessage {
-	names, _ := json.Marshal(sortedKeys(t.profiles))
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"profile":{"type":"string","enum":%s},"task":{"type":"string"}},"required":["profile","task"]}`, names))
+	return t.schema
 }
 func (t *delegateTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Profile string `json:"profile"`
-		Task    string `json:"task"`
-	}
+	var a delegateArgs
 	if err := decodeArgs("delegate", raw, &a); err != nil {
 		return "", err
 	}

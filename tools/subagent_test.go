@@ -102,9 +102,10 @@ func TestSubagentToolsRefuseWithoutSpawnerAndBadInput(t *testing.T) {
 		{context.Background(), "subagent", `{"task":"x"}`, "not available"},
 		{context.Background(), "parallel", `{"tasks":["x"]}`, "not available"},
 		{ctx, "subagent", `{"task":"  "}`, "task is empty"},
-		{ctx, "parallel", `{"tasks":[]}`, "no tasks"},
-		{ctx, "parallel", `{"tasks":["1","2","3","4","5","6","7","8","9"]}`, "at most 8"},
-		{ctx, "delegate", `{"profile":"writer","task":"x"}`, "configured profiles: coder"},
+		// The schema refuses these before the tool runs.
+		{ctx, "parallel", `{"tasks":[]}`, `argument "tasks" must be an array of strings with 1 to 8 items, got []`},
+		{ctx, "parallel", `{"tasks":["1","2","3","4","5","6","7","8","9"]}`, "with 1 to 8 items"},
+		{ctx, "delegate", `{"profile":"writer","task":"x"}`, `argument "profile" must be one of "coder", got "writer"`},
 	} {
 		if _, err := reg.Execute(tt.ctx, tt.tool, json.RawMessage(tt.args)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err = %v, want %q", tt.tool, tt.args, err, tt.want)

@@ -98,21 +98,19 @@ func (w *WebFetch) Description() string {
 
 // Parameters implements [Tool].
 func (w *WebFetch) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "url": {"type": "string", "description": "The http or https URL to fetch."}
-  },
-  "required": ["url"]
-}`)
+	return webFetchSchema.get()
 }
+
+type webFetchArgs struct {
+	URL *string `json:"url" jsonschema:"The http or https URL to fetch."`
+}
+
+var webFetchSchema lazySchema[webFetchArgs]
 
 // Execute implements [Tool].
 func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "web_fetch"
-	var a struct {
-		URL *string `json:"url"`
-	}
+	var a webFetchArgs
 	if err := decodeArgs(name, raw, &a); err != nil {
 		return "", err
 	}

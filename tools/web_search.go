@@ -315,7 +315,7 @@ type webSearchTool struct {
 // RegisterWebSearch registers web_search and its aliases web_code,
 // web_company and web_research on reg.
 func RegisterWebSearch(reg *Registry, opts *WebSearchOptions) error {
-	for _, t := range NewWebSearchTools(opts) {
+	for _, t := range newWebSearchTools(opts) {
 		if err := reg.Register(t); err != nil {
 			return err
 		}
@@ -323,9 +323,9 @@ func RegisterWebSearch(reg *Registry, opts *WebSearchOptions) error {
 	return nil
 }
 
-// NewWebSearchTools returns web_search and its aliases, sharing one
+// newWebSearchTools returns web_search and its aliases, sharing one
 // backend list and one health map.
-func NewWebSearchTools(opts *WebSearchOptions) []Tool {
+func newWebSearchTools(opts *WebSearchOptions) []Tool {
 	o := WebSearchOptions{}
 	if opts != nil {
 		o = *opts
@@ -368,21 +368,18 @@ func (t *webSearchTool) Description() string {
 }
 
 func (t *webSearchTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "What to search for."},
-    "max_results": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default 8."}
-  },
-  "required": ["query"]
-}`)
+	return webSearchSchema.get()
 }
 
+type webSearchArgs struct {
+	Query *string `json:"query" jsonschema:"What to search for."`
+	Max   *int    `json:"max_results,omitempty" jsonschema:"Default 8." schema:"minimum=1,maximum=20"`
+}
+
+var webSearchSchema lazySchema[webSearchArgs]
+
 func (t *webSearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Query *string `json:"query"`
-		Max   *int    `json:"max_results"`
-	}
+	var a webSearchArgs
 	if err := decodeArgs(t.name, raw, &a); err != nil {
 		return "", err
 	}

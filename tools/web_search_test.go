@@ -114,7 +114,7 @@ func TestWebSearchFallbackAndHealth(t *testing.T) {
 	clock := func() time.Time { return now }
 	exa := &scripted{name: "exa", fn: fail}
 	ddg := &scripted{name: "duckduckgo", fn: ok("ddg")}
-	tools := NewWebSearchTools(&WebSearchOptions{Backends: []SearchBackend{exa, ddg}, Cooldown: time.Minute, Now: clock})
+	tools := newWebSearchTools(&WebSearchOptions{Backends: []SearchBackend{exa, ddg}, Cooldown: time.Minute, Now: clock})
 	search := searchTool(t, tools, "web_search")
 	q := json.RawMessage(`{"query":"x"}`)
 
@@ -162,7 +162,7 @@ func TestWebSearchSubDeadlines(t *testing.T) {
 		return nil, ctx.Err()
 	}}
 	fast := &scripted{name: "fast", fn: ok("fast")}
-	tools := NewWebSearchTools(&WebSearchOptions{Backends: []SearchBackend{slow, fast}, SearchTimeout: 10 * time.Second, FinishReserve: time.Second})
+	tools := newWebSearchTools(&WebSearchOptions{Backends: []SearchBackend{slow, fast}, SearchTimeout: 10 * time.Second, FinishReserve: time.Second})
 	search := searchTool(t, tools, "web_search")
 
 	start := time.Now()

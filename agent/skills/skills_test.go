@@ -39,7 +39,7 @@ func TestTrustIsBoundToContentThroughTheAgent(t *testing.T) {
 	store, _ := memory.NewStore(t.TempDir())
 	reg := tools.NewRegistry()
 	tools.RegisterSkills(reg, lib)
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Sessions: store, Tools: reg, Skills: lib})
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: reg, Hooks: agent.HookOptions{Skills: lib}})
 	if err != nil {
 		t.Fatal(err)
 	}

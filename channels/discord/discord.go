@@ -67,11 +67,11 @@ type Allower interface {
 
 // Errors Start returns: configuration problems no retry fixes.
 var (
-	// ErrUnauthorized means Discord refused channels.discord's token.
-	ErrUnauthorized = errors.New("discord refused the bot token (channels.discord.token_env): check the token in the developer portal")
+	// ErrUnauthorized means Discord refused Options.Token.
+	ErrUnauthorized = errors.New("discord refused the bot token (Options.Token): check the token in the developer portal")
 	// ErrDisallowedIntents means the bot asked for the Message Content
 	// intent without it being enabled in the developer portal.
-	ErrDisallowedIntents = errors.New("discord refused the Message Content intent that channels.discord.respond_to_all(_channels) needs: enable it under Bot > Privileged Gateway Intents, or remove those keys")
+	ErrDisallowedIntents = errors.New("discord refused the Message Content intent that Options.ReadAllContent and Options.RespondToAllChannels need: enable it under Bot > Privileged Gateway Intents, or leave those options unset")
 )
 
 // Discord is the Discord adapter. It implements [channels.Channel],
@@ -122,7 +122,7 @@ type backoff interface {
 // New returns an adapter for opts. It does not touch the network.
 func New(opts *Options) (*Discord, error) {
 	if opts == nil || strings.TrimSpace(opts.Token) == "" {
-		return nil, errors.New("channels.discord has no token: set channels.discord.token_env to the variable holding the bot token")
+		return nil, errors.New("discord: Options.Token is empty: set it to the bot token from the developer portal")
 	}
 	o := *opts
 	o.Token = strings.TrimPrefix(strings.TrimSpace(o.Token), "Bot ")
@@ -132,7 +132,7 @@ func New(opts *Options) (*Discord, error) {
 	}
 	s, err := discordgo.New("Bot " + o.Token)
 	if err != nil {
-		return nil, fmt.Errorf("channels.discord: %w", err)
+		return nil, fmt.Errorf("discord: %w", err)
 	}
 	// Reconnection is the adapter's (under Start's context and backoff):
 	// discordgo's own loop outlives any context and never gives up.

@@ -349,8 +349,9 @@ func TestStartReturnsOnRejectedToken(t *testing.T) {
 }
 
 func TestNewNeedsAToken(t *testing.T) {
-	if _, err := discord.New(&discord.Options{}); err == nil || !strings.Contains(err.Error(), "channels.discord") {
-		t.Fatalf("New without a token = %v, want an error naming channels.discord", err)
+	// The error names the field, never a program's config key.
+	if _, err := discord.New(&discord.Options{}); err == nil || !strings.Contains(err.Error(), "Options.Token") || strings.Contains(err.Error(), "channels.") {
+		t.Fatalf("New without a token = %v, want an error naming Options.Token", err)
 	}
 }
 

@@ -12,7 +12,7 @@
 // # Quick start
 //
 //	dc, err := discord.New(&discord.Options{Token: token, SpoolDir: spool})
-//	if err != nil { ... }           // names channels.discord.*
+//	if err != nil { ... }           // names the Options field to fix
 //	go dc.Start(ctx, router)        // router: a channels.Sink with Allowed
 //	dc.Send(ctx, inb.Conversation, channels.Outbound{Text: answer, ReplyTo: inb.MessageID})
 //

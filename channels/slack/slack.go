@@ -96,7 +96,7 @@ type Options struct {
 // Errors Start returns: configuration problems no retry fixes.
 var (
 	// ErrInvalidAuth means Slack refused one of the tokens.
-	ErrInvalidAuth = errors.New("slack refused a token: check channels.slack.app_token_env (xapp-, connections:write) and channels.slack.bot_token_env (xoxb-)")
+	ErrInvalidAuth = errors.New("slack refused a token: check Options.AppToken (xapp-, connections:write) and Options.BotToken (xoxb-)")
 	// ErrLinkDisabled means Socket Mode was turned off for the app.
 	ErrLinkDisabled = errors.New("slack disabled the Socket Mode link: turn Socket Mode on in the app's settings")
 )
@@ -137,10 +137,10 @@ const maxThreads = 4096
 // New returns an adapter for opts. It does not touch the network.
 func New(opts *Options) (*Slack, error) {
 	if opts == nil || strings.TrimSpace(opts.AppToken) == "" {
-		return nil, errors.New("channels.slack has no app-level token: set channels.slack.app_token_env to the variable holding the xapp- token")
+		return nil, errors.New("slack: Options.AppToken is empty: set it to the app-level xapp- token")
 	}
 	if strings.TrimSpace(opts.BotToken) == "" {
-		return nil, errors.New("channels.slack has no bot token: set channels.slack.bot_token_env to the variable holding the xoxb- token")
+		return nil, errors.New("slack: Options.BotToken is empty: set it to the xoxb- bot token")
 	}
 	o := *opts
 	api := o.APIURL

@@ -204,9 +204,12 @@ func TestBadTokens(t *testing.T) {
 	if err := s.Start(ctx, &recordingSink{}); !errors.Is(err, slack.ErrInvalidAuth) {
 		t.Fatalf("Start = %v, want ErrInvalidAuth", err)
 	}
-	for _, o := range []*slack.Options{nil, {BotToken: "x"}, {AppToken: "x"}} {
-		if _, err := slack.New(o); err == nil || !strings.Contains(err.Error(), "channels.slack.") {
-			t.Errorf("New(%+v) = %v, want an error naming channels.slack", o, err)
+	for _, tt := range []struct {
+		o    *slack.Options
+		want string
+	}{{nil, "Options.AppToken"}, {&slack.Options{BotToken: "x"}, "Options.AppToken"}, {&slack.Options{AppToken: "x"}, "Options.BotToken"}} {
+		if _, err := slack.New(tt.o); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "channels.") {
+			t.Errorf("New(%+v) = %v, want an error naming %s", tt.o, err, tt.want)
 		}
 	}
 }

@@ -10,7 +10,7 @@
 // # Quick start
 //
 //	tg, err := telegram.New(&telegram.Options{Token: token, SpoolDir: spool})
-//	if err != nil { ... }           // names channels.telegram.*
+//	if err != nil { ... }           // names the Options field to fix
 //	go tg.Start(ctx, router)        // router: a channels.Sink with Allowed
 //	tg.Send(ctx, inb.Conversation, channels.Outbound{Text: answer, ReplyTo: inb.MessageID})
 //

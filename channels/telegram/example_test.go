@@ -14,7 +14,7 @@ func ExampleValidateAPIURL() {
 	// Output:
 	// <nil>
 	// <nil>
-	// channels.telegram.api_url "ftp://bots.example.com" must start with http:// or https://
+	// telegram: Options.APIURL "ftp://bots.example.com" must start with http:// or https://
 }
 
 func Example_markdownToHTML() {

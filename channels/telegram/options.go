@@ -63,25 +63,26 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, audio io.Reader, name, mimeType string) (string, error)
 }
 
-// ValidateAPIURL checks a channels.telegram.api_url value: empty (the
-// public Bot API) or an absolute http or https URL with a host. The error
-// names the configuration key, so it can be shown to the operator as is.
+// ValidateAPIURL checks an [Options] APIURL value: empty (the public Bot
+// API) or an absolute http or https URL with a host. The error names the
+// field; a program that reads the URL from its configuration wraps it with
+// its own key.
 func ValidateAPIURL(raw string) error {
 	if raw == "" {
 		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("channels.telegram.api_url %q is not a URL: %v", raw, err)
+		return fmt.Errorf("telegram: Options.APIURL %q is not a URL: %v", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("channels.telegram.api_url %q must start with http:// or https://", raw)
+		return fmt.Errorf("telegram: Options.APIURL %q must start with http:// or https://", raw)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("channels.telegram.api_url %q has no host", raw)
+		return fmt.Errorf("telegram: Options.APIURL %q has no host", raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("channels.telegram.api_url %q must be a plain base URL (no credentials, query or fragment)", raw)
+		return fmt.Errorf("telegram: Options.APIURL %q must be a plain base URL (no credentials, query or fragment)", raw)
 	}
 	return nil
 }

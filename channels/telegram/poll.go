@@ -65,7 +65,7 @@ func (e *apiError) Error() string {
 
 // ErrUnauthorized is returned by Start when the Bot API rejects the token:
 // a configuration error no amount of retrying fixes.
-var ErrUnauthorized = errors.New("the Bot API refused channels.telegram.token (401/404): check the token, and channels.telegram.api_url if set")
+var ErrUnauthorized = errors.New("telegram: the Bot API refused the token (401/404): check Options.Token, and Options.APIURL if set")
 
 // Start implements [channels.Channel]. It long-polls getUpdates until ctx
 // ends and returns ctx.Err(). Network failures and server errors are

@@ -19,17 +19,17 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		opts *telegram.Options
 		want string
 	}{
-		{"nil", nil, "channels.telegram.token"},
-		{"no token", &telegram.Options{}, "channels.telegram.token"},
-		{"ftp", &telegram.Options{Token: "x", APIURL: "ftp://example.com"}, "channels.telegram.api_url"},
-		{"no scheme", &telegram.Options{Token: "x", APIURL: "example.com/bot"}, "channels.telegram.api_url"},
-		{"unparseable", &telegram.Options{Token: "x", APIURL: "http://[::1"}, "channels.telegram.api_url"},
-		{"no host", &telegram.Options{Token: "x", APIURL: "https://"}, "channels.telegram.api_url"},
+		{"nil", nil, "Options.Token"},
+		{"no token", &telegram.Options{}, "Options.Token"},
+		{"ftp", &telegram.Options{Token: "x", APIURL: "ftp://example.com"}, "Options.APIURL"},
+		{"no scheme", &telegram.Options{Token: "x", APIURL: "example.com/bot"}, "Options.APIURL"},
+		{"unparseable", &telegram.Options{Token: "x", APIURL: "http://[::1"}, "Options.APIURL"},
+		{"no host", &telegram.Options{Token: "x", APIURL: "https://"}, "Options.APIURL"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := telegram.New(tt.opts)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New() error = %v, want one naming %s", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "channels.") {
+				t.Fatalf("New() error = %v, want one naming %s and no config key", err, tt.want)
 			}
 		})
 	}

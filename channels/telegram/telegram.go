@@ -70,11 +70,11 @@ type backoff interface {
 }
 
 // New returns an adapter for opts. It does not touch the network: the bot's
-// identity is fetched when Start runs. A missing token or a bad api_url is
-// an error naming the configuration key.
+// identity is fetched when Start runs. A missing Token or a bad APIURL is
+// an error naming the field.
 func New(opts *Options) (*Telegram, error) {
 	if opts == nil || strings.TrimSpace(opts.Token) == "" {
-		return nil, errors.New("channels.telegram.token is empty: set it to the token @BotFather gave the bot")
+		return nil, errors.New("telegram: Options.Token is empty: set it to the token @BotFather gave the bot")
 	}
 	o := *opts
 	if err := ValidateAPIURL(o.APIURL); err != nil {
@@ -99,7 +99,7 @@ func New(opts *Options) (*Telegram, error) {
 		OnError: func(error, tele.Context) {},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("channels.telegram: %w", err)
+		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	t := &Telegram{
 		opts:       o,

@@ -10,6 +10,13 @@
 // profile to run, with X-GitHub-Delivery as its message id, so the router
 // runs a redelivered delivery once.
 //
+// The signature covers the body but not the delivery id, so a captured
+// delivery could be replayed under a fresh X-GitHub-Delivery. The receiver
+// remembers every accepted delivery by its id and by the digest of its
+// signed body for Options.ReplayWindow, in Options.StateDir across
+// restarts, and acknowledges a repeat of either with 202 without running
+// it again.
+//
 // # Quick start
 //
 //	rx, err := webhook.New(&webhook.Options{Addr: "127.0.0.1:8787", Routes: []webhook.Route{
@@ -83,6 +90,20 @@ type Options struct {
 	MaxBody int64
 	// Logger receives the receiver's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// StateDir is the directory that keeps the replay window ([ReplayFile])
+	// across restarts. Empty keeps it in memory only, for the life of the
+	// Receiver.
+	StateDir string
+	// ReplayWindow is how long an accepted delivery is remembered, by its
+	// delivery id and by the digest of its signed body, so that it is not
+	// run again. Zero means [DefaultReplayWindow].
+	ReplayWindow time.Duration
+	// ReplayEntries bounds how many deliveries are remembered; the oldest
+	// are forgotten first. Zero means [DefaultReplayEntries].
+	ReplayEntries int
+	// Now is the clock the replay window is measured with; nil means
+	// time.Now.
+	Now func() time.Time
 }
 
 // Receiver is the webhook surface: an http.Handler that verifies and
@@ -93,6 +114,7 @@ type Receiver struct {
 	log    *slog.Logger
 	routes map[string]*Route
 	ready  chan net.Addr // the bound address, once listening
+	replay *replayGuard
 
 	mu   sync.Mutex
 	sink channels.Sink // set while Start runs
@@ -100,11 +122,15 @@ type Receiver struct {
 
 var _ channels.Channel = (*Receiver)(nil)
 
-// New checks opts and returns a receiver. Errors name the webhooks key to
-// change.
+// ErrListen is wrapped, with the network error, by the error Start returns
+// when it cannot listen on Options.Addr.
+var ErrListen = errors.New("webhook: cannot listen on")
+
+// New checks opts and returns a receiver. Errors name the [Options] or
+// [Route] field to change.
 func New(opts *Options) (*Receiver, error) {
 	if opts == nil || len(opts.Routes) == 0 {
-		return nil, errors.New("webhooks.routes is empty: add a route with a path and a secret_env")
+		return nil, errors.New("webhook: Options.Routes is empty: add a Route with a Path and a Secret")
 	}
 	o := *opts
 	if o.MaxBody <= 0 {
@@ -117,21 +143,26 @@ func New(opts *Options) (*Receiver, error) {
 	r := &Receiver{opts: o, log: log.With("channel", Name), routes: map[string]*Route{}, ready: make(chan net.Addr, 1)}
 	for i := range o.Routes {
 		rt := o.Routes[i]
-		key := fmt.Sprintf("webhooks.routes[%d]", i)
+		key := fmt.Sprintf("webhook: Options.Routes[%d]", i)
 		if rt.Name == "" {
-			return nil, fmt.Errorf("%s.name is empty: name the route", key)
+			return nil, fmt.Errorf("%s.Name is empty: name the route", key)
 		}
 		if !strings.HasPrefix(rt.Path, "/") {
-			return nil, fmt.Errorf("%s.path %q must start with /", key, rt.Path)
+			return nil, fmt.Errorf("%s.Path %q must start with /", key, rt.Path)
 		}
 		if rt.Secret == "" {
-			return nil, fmt.Errorf("%s (%s) has no secret: set secret_env to the variable holding the GitHub webhook secret", key, rt.Name)
+			return nil, fmt.Errorf("%s (%s) has no Secret: set it to the GitHub webhook secret", key, rt.Name)
 		}
 		if _, dup := r.routes[rt.Path]; dup {
-			return nil, fmt.Errorf("%s.path %q is used by another route", key, rt.Path)
+			return nil, fmt.Errorf("%s.Path %q is used by another route", key, rt.Path)
 		}
 		r.routes[rt.Path] = &rt
 	}
+	g, err := newReplayGuard(&o, r.log)
+	if err != nil {
+		return nil, err
+	}
+	r.replay = g
 	return r, nil
 }
 
@@ -141,7 +172,8 @@ func (r *Receiver) Name() string { return Name }
 // Start implements [channels.Channel]: it serves the receiver on
 // Options.Addr until ctx ends, then shuts the server down and returns
 // ctx.Err(). With no Addr it only makes the handler deliver to sink. A
-// failure to listen is returned: it is a configuration error (webhooks.listen).
+// failure to listen is returned, wrapping [ErrListen]: it is a
+// configuration error (Options.Addr).
 func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 	r.mu.Lock()
 	if r.sink != nil {
@@ -161,7 +193,7 @@ func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 	}
 	l, err := net.Listen("tcp", r.opts.Addr)
 	if err != nil {
-		return fmt.Errorf("webhooks.listen %q: %w", r.opts.Addr, err)
+		return fmt.Errorf("%w %q (Options.Addr): %w", ErrListen, r.opts.Addr, err)
 	}
 	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	r.log.Info("listening for webhook deliveries", "addr", l.Addr().String())
@@ -289,11 +321,21 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Agent:        rt.Agent,
 		IsDirect:     true,
 	}
+	byID, byBody := replayKeys(rt.Name, delivery, body)
+	if !r.replay.reserve(byID, byBody) {
+		// Acknowledged, so GitHub does not retry, but not run again: the
+		// same delivery, or the same signed body under a fresh id.
+		r.log.Warn("webhook delivery already received; not run again", "route", rt.Name, "delivery", delivery)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if err := sink.Deliver(req.Context(), inb); err != nil {
+		r.replay.release(byID, byBody)
 		r.log.Error("webhook delivery not recorded", "route", rt.Name, "delivery", delivery, "err", err)
 		http.Error(w, "not recorded; redeliver later", http.StatusServiceUnavailable)
 		return
 	}
+	r.replay.commit(byID, byBody)
 	w.WriteHeader(http.StatusAccepted)
 }
 

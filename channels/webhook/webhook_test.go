@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -206,15 +207,15 @@ func TestNewRefusesUnsafeConfig(t *testing.T) {
 		routes []webhook.Route
 		want   string
 	}{
-		{"no routes", nil, "webhooks.routes"},
-		{"no secret", []webhook.Route{{Name: "gh", Path: "/h"}}, "webhooks.routes[0] (gh) has no secret"},
-		{"relative path", []webhook.Route{{Name: "gh", Path: "h", Secret: "s"}}, "webhooks.routes[0].path"},
-		{"duplicate path", []webhook.Route{{Name: "a", Path: "/h", Secret: "s"}, {Name: "b", Path: "/h", Secret: "t"}}, "webhooks.routes[1].path"},
+		{"no routes", nil, "Options.Routes is empty"},
+		{"no secret", []webhook.Route{{Name: "gh", Path: "/h"}}, "Options.Routes[0] (gh) has no Secret"},
+		{"relative path", []webhook.Route{{Name: "gh", Path: "h", Secret: "s"}}, "Options.Routes[0].Path"},
+		{"duplicate path", []webhook.Route{{Name: "a", Path: "/h", Secret: "s"}, {Name: "b", Path: "/h", Secret: "t"}}, "Options.Routes[1].Path"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := webhook.New(&webhook.Options{Routes: tt.routes})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New = %v, want an error containing %q", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "webhooks.") {
+				t.Fatalf("New = %v, want an error containing %q and no config key", err, tt.want)
 			}
 		})
 	}
@@ -284,5 +285,23 @@ func TestUnrecordedDeliveryIs503(t *testing.T) {
 	}
 	if code != http.StatusServiceUnavailable {
 		t.Fatalf("status %d, want 503 when the sink cannot record", code)
+	}
+}
+
+// TestStartReportsListenFailure: an address that cannot be bound is
+// returned as ErrListen, naming Options.Addr.
+func TestStartReportsListenFailure(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	rx, err := webhook.New(&webhook.Options{Addr: l.Addr().String(), Routes: []webhook.Route{{Name: "gh", Path: "/h", Secret: secret}}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rx.Start(context.Background(), nil)
+	if !errors.Is(err, webhook.ErrListen) || !strings.Contains(err.Error(), "Options.Addr") || strings.Contains(err.Error(), "webhooks.") {
+		t.Fatalf("Start = %v, want ErrListen naming Options.Addr", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -75,16 +76,18 @@ func (a *app) oneShot(ctx context.Context, rt *wired, session, text string) erro
 // report prints a turn's outcome. A failure's reply explains itself to the
 // user; the error goes to stderr as one line and the exit code is 1.
 func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
+	// The model's words (and what it quotes of pages and files) never
+	// reach the terminal with their control sequences live; see termsafe.
 	if err == nil {
 		if !streamed {
-			fmt.Fprintln(a.stdout, reply.Text)
+			fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
 		}
 		return nil
 	}
 	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
-		fmt.Fprintln(a.stdout, reply.Text)
+		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
 	}
-	fmt.Fprintf(a.stderr, "joshbot: %s\n", strings.TrimPrefix(err.Error(), "agent: "))
+	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(strings.TrimPrefix(err.Error(), "agent: ")))
 	return exitError{code: 1}
 }
 

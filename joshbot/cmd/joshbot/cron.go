@@ -51,7 +51,11 @@ func (a *app) newScheduler(rt *wired, deliver cron.Deliver) (*cron.Scheduler, er
 		ChatIDs: ids,
 		Logger:  a.log,
 		Run: func(ctx context.Context, job tools.CronJob, text string) (string, error) {
-			r, err := rt.agent.Process(ctx, agent.Request{SessionKey: job.SessionKey, Text: text, Channel: job.Channel, ChatID: job.ChatID})
+			// Only the cron tool schedules jobs, so the text is the model's
+			// own words from an earlier turn, possibly steered by what it
+			// read then: the turn starts tainted and runs unattended.
+			r, err := rt.agent.Process(ctx, agent.Request{SessionKey: job.SessionKey, Text: text, Channel: job.Channel, ChatID: job.ChatID,
+				Untrusted: "scheduled job " + job.ID + " (its message was written by the model)"})
 			if r == nil {
 				return "", err
 			}

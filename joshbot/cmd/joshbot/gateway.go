@@ -89,6 +89,9 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		RespondToAll: respondAll,
 		Grace:        grace,
 		Logger:       a.log,
+		AllowFromSetting: func(ch string) string {
+			return "channels." + ch + ".allow_from"
+		},
 	})
 	if err != nil {
 		return err
@@ -113,7 +116,7 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		go func() {
 			defer wg.Done()
 			if err := ch.Start(ctx, router); err != nil && !errors.Is(err, context.Canceled) {
-				a.log.Error("channel stopped", "channel", ch.Name(), "err", err)
+				a.log.Error("channel stopped", "channel", ch.Name(), "err", channelStartError(err))
 			}
 		}()
 	}
@@ -147,6 +150,9 @@ func (a *app) gateway(ctx context.Context, grace time.Duration) error {
 		if inb.Trusted {
 			// A webhook route is one conversation, whoever triggered it.
 			req.SessionKey = inb.Channel + ":" + inb.Conversation
+			// Its text is an outsider's (an issue, a comment): the agent
+			// fences it and the turn may not act without a human.
+			req.Untrusted = "webhook " + inb.Channel + "/" + inb.Conversation + " from " + inb.Principal
 			a.profileTurn(ctx, rt, inb, req)
 		}
 		if refusal := a.attachInbound(&req, gatewaySpoolDir(rt.home), &inb); refusal != "" {
@@ -246,6 +252,12 @@ func chatApprover(ch liveChannel, inb channels.Inbound, session string) sandbox.
 			where = "in the sandbox"
 		}
 		prompt := fmt.Sprintf("Run this command (%s)?\n\n```\n%s\n```\nin %s", where, req.Command, req.Dir)
+		if req.Tool != "" && req.Tool != "shell" {
+			prompt = fmt.Sprintf("Allow the %s tool to do this?\n\n```\n%s\n```", req.Tool, req.Command)
+		}
+		if req.Reason != "" {
+			prompt += "\n\nAsked because " + req.Reason + "."
+		}
 		id := fmt.Sprintf("%s-%d", inb.MessageID, n.Add(1))
 		d, err := ch.Approve(ctx, inb.Conversation, id, prompt, req.SessionAllowed)
 		switch d {

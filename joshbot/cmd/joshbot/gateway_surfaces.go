@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/discord"
 	"github.com/joshbot/joshbot/channels/slack"
+	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/channels/webhook"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
@@ -156,7 +159,31 @@ func (a *app) profileTurn(ctx context.Context, rt *wired, inb channels.Inbound, 
 	}
 	sel := req
 	sel.Text = "/agent " + inb.Agent
+	sel.Untrusted = "" // joshbot's own command, from the route's config
 	if _, err := rt.agent.Process(ctx, sel); err != nil {
 		a.log.Error("agent profile not selected for a webhook delivery", "agent", inb.Agent, "err", err)
 	}
+}
+
+// channelStartError words an adapter's reason for stopping in joshbot's
+// config keys: the adapters name their Options fields, which the operator
+// never sees.
+func channelStartError(err error) error {
+	switch {
+	case errors.Is(err, telegram.ErrUnauthorized):
+		return errors.New("the Telegram Bot API refused the bot token (401/404): check the token in channels.telegram.token or the variable channels.telegram.token_env names, and channels.telegram.api_url if set")
+	case errors.Is(err, discord.ErrUnauthorized):
+		return errors.New("discord refused the bot token: check the variable channels.discord.token_env names against the developer portal")
+	case errors.Is(err, discord.ErrDisallowedIntents):
+		return errors.New("discord refused the Message Content intent that channels.discord.respond_to_all(_channels) needs: enable it under Bot > Privileged Gateway Intents, or remove those keys")
+	case errors.Is(err, slack.ErrInvalidAuth):
+		return errors.New("slack refused a token: check the variables channels.slack.app_token_env (xapp-, connections:write) and channels.slack.bot_token_env (xoxb-) name")
+	case errors.Is(err, webhook.ErrListen):
+		var op *net.OpError
+		if errors.As(err, &op) {
+			return fmt.Errorf("webhooks.listen: %w", op)
+		}
+		return fmt.Errorf("webhooks.listen: %w", err)
+	}
+	return err
 }

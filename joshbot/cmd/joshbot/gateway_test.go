@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/telegram"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -21,6 +23,8 @@ type fakeChannel struct {
 	mu   sync.Mutex
 	sent []string
 	got  chan string
+	// startErr, when set, is what Start returns at once.
+	startErr error
 }
 
 func newFakeChannel() *fakeChannel {
@@ -30,6 +34,9 @@ func newFakeChannel() *fakeChannel {
 func (f *fakeChannel) Name() string { return "telegram" }
 
 func (f *fakeChannel) Start(ctx context.Context, sink channels.Sink) error {
+	if f.startErr != nil {
+		return f.startErr
+	}
 	for {
 		select {
 		case inb := <-f.in:
@@ -216,5 +223,22 @@ func TestGatewayStopAbandonsASlowLearningStep(t *testing.T) {
 		if !strings.Contains(logs, want) {
 			t.Errorf("no %q in the log:\n%s", want, logs)
 		}
+	}
+}
+
+// TestChannelStartErrorNamesTheKey: an adapter that stops because its
+// token was refused names its Options field; the operator's log names the
+// config key instead.
+func TestChannelStartErrorNamesTheKey(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	ch := newFakeChannel()
+	ch.startErr = fmt.Errorf("telegram: %w", telegram.ErrUnauthorized)
+	stop := startGateway(t, cfgPath, ch)
+	time.Sleep(200 * time.Millisecond)
+	logs := stop()
+	if !strings.Contains(logs, "channels.telegram.token_env") || strings.Contains(logs, "Options.Token") {
+		t.Fatalf("the refused token is not reported with its config key:\n%s", logs)
 	}
 }

@@ -110,7 +110,7 @@ func TestOneShotToolCallsReachTheModel(t *testing.T) {
 	}
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("read_file", `{"path":"todo.txt"}`)),
-		providertest.ToolCalls(providertest.Call("write_file", `{"path":"done.txt","content":"oat milk bought"}`)),
+		providertest.ToolCalls(providertest.Call("write_file", `{"path":"scratch/done.txt","content":"oat milk bought"}`)),
 		providertest.Text("Noted."),
 	)
 	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "what is on my list?")
@@ -125,7 +125,9 @@ func TestOneShotToolCallsReachTheModel(t *testing.T) {
 	if msgs := reqs[2].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "15 bytes") {
 		t.Fatalf("write_file result did not reach the model: %+v", msgs[len(msgs)-1])
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "done.txt")); string(b) != "oat milk bought" {
+	// The turn read a file, so the one place it may write without a human
+	// to approve (none on a piped agent -m) is scratch/.
+	if b, _ := os.ReadFile(filepath.Join(ws, "scratch", "done.txt")); string(b) != "oat milk bought" {
 		t.Fatalf("write_file did not write: %q", b)
 	}
 	raw, err := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "sessions", "cli_default.jsonl"))

@@ -300,6 +300,9 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 		Trust:      mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
 		Logger:     log,
 		OnWithdraw: w.withdraw,
+		CallTimeoutSetting: func(server string) string {
+			return "mcp.servers." + server + ".call_timeout"
+		},
 	})
 	// Ctrl-C or SIGTERM while servers start (up to 15 s) stops them all
 	// and reaps them, rather than killing joshbot under them.

@@ -25,8 +25,21 @@ const mcpModeEnv = "JOSHBOT_TEST_MCP_MODE"
 
 // serveTestMCP serves, on stdio, an MCP server with an echo tool and a
 // grow tool that adds a tool and announces the change: what a server
-// updated under a running joshbot does.
+// updated under a running joshbot does. Mode "slow" serves one tool, wait,
+// that answers only when the call is cancelled.
 func serveTestMCP(mode string) int {
+	if mode == "slow" {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "wait", Description: "Waits.", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if mode != "grow" {
 		fmt.Fprintln(os.Stderr, "unknown MCP test mode", mode)
 		return 2
@@ -199,5 +212,29 @@ func TestWithdrawalsReachWrappedRegistries(t *testing.T) {
 	_, err = wrapped.Execute(context.Background(), "mcp__b__z", nil)
 	if want := `tool mcp__b__z is no longer available: mcp server "b" failed: stopped again after its one restart (its process exit status 3): restart joshbot to try again`; err == nil || err.Error() != want {
 		t.Fatalf("call after failure: %v\nwant %s", err, want)
+	}
+}
+
+// TestMCPCallTimeoutNamesTheKey: mcpclient words a call that ran out of
+// time in its own API's names; joshbot's user reads the config key.
+func TestMCPCallTimeoutNamesTheKey(t *testing.T) {
+	clearProviderEnv(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	withMCP(t, cfgPath, map[string]config.MCPServer{"s": {Command: exe, Env: map[string]string{mcpModeEnv: "slow"}, CallTimeout: config.Duration(time.Second)}})
+	if r := runCLI(t, "", "--config", cfgPath, "mcp", "trust", "s"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("mcp__s__wait", `{}`)), providertest.Text("it timed out"))
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "wait"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	res := lastToolResult(t, srv, 1)
+	if !strings.Contains(res, "raise mcp.servers.s.call_timeout") || strings.Contains(res, "Server.CallTimeout") {
+		t.Fatalf("tool result = %q, want it to name mcp.servers.s.call_timeout", res)
 	}
 }

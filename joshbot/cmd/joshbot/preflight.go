@@ -73,6 +73,9 @@ func (a *app) preflight() error {
 		rep := probeSandbox()
 		confined, detail := shellConfinement(cfg)
 		doc.Shell = &output.Shell{Mechanism: rep.Mechanism, LandlockABI: rep.LandlockABI, Confined: confined, Detail: detail}
+		for _, l := range rep.Layers() {
+			doc.Shell.Layers = append(doc.Shell.Layers, output.ShellLayer{Name: l.Name, Available: l.Available, Detail: l.Detail})
+		}
 		if strings.HasPrefix(detail, "startup error") {
 			doc.Problems = append(doc.Problems, output.Problem{Code: "unresolvable", Key: "tools.shell_sandbox", Message: detail})
 		}

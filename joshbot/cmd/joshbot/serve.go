@@ -75,6 +75,11 @@ func (a *app) serve(ctx context.Context, listenFlag string, flagSet bool) error 
 		Transcriber: stt,
 		Embedder:    emb,
 		Logger:      a.log,
+		Setup: apiserver.Setup{
+			APIKeys:     "api.api_keys",
+			Transcriber: "set stt.provider (and stt.model) in config.json",
+			Embedder:    "set embeddings.provider (and embeddings.model if that provider has no default) in config.json",
+		},
 	})
 	if err != nil {
 		if errors.Is(err, apiserver.ErrNoAPIKey) {

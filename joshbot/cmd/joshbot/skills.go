@@ -32,8 +32,8 @@ func (a *app) registerSkills(home, ws string, reg *tools.Registry, opts *agent.O
 	if err := tools.RegisterSkills(reg, lib); err != nil {
 		return err
 	}
-	opts.Skills = lib
-	opts.OnTurn = skills.NewDetector(lib, filepath.Join(home, skillPatternsFile), a.log).Observe
+	opts.Hooks.Skills = lib
+	opts.Hooks.OnTurn = skills.NewDetector(lib, filepath.Join(home, skillPatternsFile), a.log).Observe
 	return nil
 }
 

@@ -45,8 +45,7 @@ func TestSubagentInheritsApproverAndToolRestriction(t *testing.T) {
 	tools.RegisterSubagents(reg, nil)
 	reg.Register(approvalProbe{})
 	store, _ := memory.NewStore(t.TempDir())
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Sessions: store, Tools: reg,
-		Profiles: map[string]agent.Profile{"narrow": {Tools: []string{"subagent", "read_file"}}}})
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: reg, Commands: agent.CommandOptions{Profiles: map[string]agent.Profile{"narrow": {Tools: []string{"subagent", "read_file"}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

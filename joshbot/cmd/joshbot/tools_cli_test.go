@@ -190,14 +190,19 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 	os.WriteFile(outside, []byte("OUTSIDE-CANARY"), 0o600)
 	srv := providertest.NewServer(t)
 	cfgPath, ws := toolsConfig(t, srv, config.Tools{ShellSandbox: "workspace"})
+	// Two turns: a command's output taints its turn, after which a second
+	// command would be refused (no human on a piped agent -m) before the
+	// sandbox could show what it does.
 	srv.Enqueue(
 		providertest.ToolCalls(providertest.Call("shell", `{"command":"echo made > made.txt && cat made.txt"}`)),
+		providertest.Text("ok"),
 		providertest.ToolCalls(providertest.Call("shell", fmt.Sprintf(`{"command":"cat %s"}`, outside))),
 		providertest.Text("ok"),
 	)
-	r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "go")
-	if r.code != 0 {
-		t.Fatalf("%+v", r)
+	for range 2 {
+		if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "go"); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
 	}
 	// Shell output reaches the model fenced as untrusted text.
 	if res := lastToolResult(t, srv, 1); !strings.HasPrefix(res, "exit code: 0\n<tool_output ") || !strings.Contains(res, "\">\nmade\n</tool_output>") {
@@ -206,7 +211,9 @@ func TestSandboxedShellThroughCLI(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "made\n" {
 		t.Fatalf("file not written: %q", b)
 	}
-	if res := lastToolResult(t, srv, 2); strings.Contains(res, "OUTSIDE-CANARY") || !strings.Contains(res, "Permission denied") {
+	// The private root holds only the workspace and the system: the
+	// file outside is not there at all.
+	if res := lastToolResult(t, srv, 3); strings.Contains(res, "OUTSIDE-CANARY") || !strings.Contains(res, "No such file or directory") {
 		t.Fatalf("read outside: %q", res)
 	}
 }

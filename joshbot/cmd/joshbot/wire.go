@@ -95,7 +95,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := registerShellAndWeb(reg, cfg, ws, a.log)
+	closeTools, err := registerShellAndWeb(reg, cfg, home, ws, a.log)
 	if err != nil {
 		return nil, err
 	}
@@ -118,24 +118,24 @@ func (a *app) loadRuntime() (*wired, error) {
 	}
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
-		Provider:         chain,
-		ProviderName:     ep.Provider,
-		Model:            ep.Model,
-		Tools:            reg,
-		Sessions:         store,
-		Workspace:        ws,
-		MaxIterations:    d.MaxToolIterations,
-		Timeout:          d.Timeout.Std(),
-		Temperature:      d.Temperature,
-		MaxTokens:        d.MaxTokens,
-		DisableStreaming: !d.Streaming,
-		QuietFallback:    d.QuietFallback,
-		Logger:           a.log,
-
-		CompactionThreshold: d.CompactionThreshold,
-		Memory:              lt,
-		DisableLearning:     d.Learning == "off",
-		LearnShared:         d.LearnScope == "shared",
+		Tools:     reg,
+		Workspace: ws,
+		Logger:    a.log,
+		Requests: agent.RequestOptions{
+			ProviderName:     ep.Provider,
+			Temperature:      d.Temperature,
+			MaxTokens:        d.MaxTokens,
+			DisableStreaming: !d.Streaming,
+			QuietFallback:    d.QuietFallback,
+		},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std()},
+		Memory: agent.MemoryOptions{
+			LongTerm:            lt,
+			CompactionThreshold: d.CompactionThreshold,
+			DisableLearning:     d.Learning == "off",
+			LearnShared:         d.LearnScope == "shared",
+		},
+		SettingNames: agentSettingNames,
 	}
 	ex, err := a.extendRuntime(cfgPath, home, ws, cfg, reg, opts)
 	if err != nil {
@@ -158,7 +158,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		// from here on must leave it too.
 		withdrawals.track(reg)
 	}
-	ag, err := agent.New(opts)
+	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
 		if mcpm != nil {
 			mcpm.Close()
@@ -286,4 +286,14 @@ var copilotTokenURL = providers.CopilotTokenURL
 // copilotCredential is devicelogin.CopilotCredential at copilotTokenURL.
 func copilotCredential(provider, key string) func(context.Context) (string, error) {
 	return devicelogin.CopilotCredential(provider, key, &devicelogin.Options{CopilotTokenURL: copilotTokenURL})
+}
+
+// agentSettingNames are the config keys the agent's replies name when a
+// limit stops a turn or a command is not available.
+var agentSettingNames = agent.SettingNames{
+	Model:            "agents.defaults.model",
+	MaxIterations:    "agents.defaults.max_tool_iterations",
+	Timeout:          "agents.defaults.timeout",
+	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
+	Profiles:         "agents.profiles in config.json",
 }

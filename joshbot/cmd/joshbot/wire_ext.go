@@ -62,9 +62,9 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 		return nil, err
 	}
 	ex.incidents = inc
-	opts.Incidents = inc
+	opts.Hooks.Incidents = inc
 	if d.HealTimeouts == "bump" {
-		base := opts.Timeout
+		base := opts.Limits.Timeout
 		if base <= 0 {
 			base = agent.DefaultTimeout
 		}
@@ -73,29 +73,29 @@ func (a *app) extendRuntime(cfgPath, home, ws string, cfg *config.Config, reg *t
 			ex.healed = healed - base
 			a.log.Info("turn timeout raised after recent timeouts (agents.defaults.heal_timeouts)", "base", base, "timeout", healed)
 		}
-		opts.Timeout = healed
+		opts.Limits.Timeout = healed
 	}
-	opts.ProviderStatus = a.providerStatus
-	opts.Personalities = a.loadPersonalities(ws)
-	opts.RepeatLimit = d.RepeatLimit
-	opts.MaxSubagentDepth = d.MaxSubagentDepth
-	opts.SaveGlobalModel = func(_ context.Context, model string) error {
+	opts.Commands.ProviderStatus = a.providerStatus
+	opts.Commands.Personalities = a.loadPersonalities(ws)
+	opts.Limits.RepeatLimit = d.RepeatLimit
+	opts.Limits.MaxSubagentDepth = d.MaxSubagentDepth
+	opts.Commands.SaveGlobalModel = func(_ context.Context, model string) error {
 		return saveDefaultModel(cfgPath, model)
 	}
 	if len(cfg.Agents.Profiles) > 0 {
-		opts.Profiles = make(map[string]agent.Profile, len(cfg.Agents.Profiles))
+		opts.Commands.Profiles = make(map[string]agent.Profile, len(cfg.Agents.Profiles))
 		descs := make(map[string]string, len(cfg.Agents.Profiles))
 		for n, pr := range cfg.Agents.Profiles {
-			opts.Profiles[n] = agent.Profile{Description: pr.Description, Model: pr.Model, Tools: pr.Tools, Prompt: pr.Prompt, MaxIterations: pr.MaxIterations}
+			opts.Commands.Profiles[n] = agent.Profile{Description: pr.Description, Model: pr.Model, Tools: pr.Tools, Prompt: pr.Prompt, MaxIterations: pr.MaxIterations}
 			descs[n] = pr.Description
 			if descs[n] == "" {
 				descs[n] = "no description"
 			}
 			if pr.Model != "" {
-				opts.ModelChoices = append(opts.ModelChoices, pr.Model)
+				opts.Commands.ModelChoices = append(opts.Commands.ModelChoices, pr.Model)
 			}
 		}
-		sort.Strings(opts.ModelChoices)
+		sort.Strings(opts.Commands.ModelChoices)
 		if d.MaxSubagentDepth >= 0 {
 			if err := tools.RegisterSubagents(reg, &tools.SubagentOptions{Profiles: descs}); err != nil {
 				return nil, err

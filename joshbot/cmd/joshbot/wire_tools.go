@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -27,7 +26,7 @@ var newSandbox = sandbox.New
 //
 // The returned closeJobs kills the shell's background jobs; call it before
 // the program exits.
-func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log *slog.Logger) (closeJobs func(), err error) {
+func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string, log *slog.Logger) (closeJobs func(), err error) {
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
@@ -36,8 +35,10 @@ func registerShellAndWeb(reg *tools.Registry, cfg *config.Config, ws string, log
 	var sb *sandbox.Sandbox
 	if tc.SandboxEnabled() {
 		sb, err = newSandbox(&sandbox.Policy{
-			Workspace:    realWS,
-			ReadWrite:    cacheDirs(),
+			Workspace: realWS,
+			// The sandbox's own build caches: never the user's real
+			// ~/.cache or Go module cache.
+			CacheDir:     filepath.Join(home, "cache", "sandbox"),
 			AllowNetwork: tc.ShellSandboxAllowNetwork,
 		}, nil)
 		if errors.Is(err, sandbox.ErrNetworkUndeniable) {
@@ -134,19 +135,6 @@ func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
 		}
 	}
 	return out, nil
-}
-
-// cacheDirs are the build caches a sandboxed command may write: the usual
-// per-user caches, plus wherever GOCACHE and GOMODCACHE point.
-func cacheDirs() []string {
-	home, _ := os.UserHomeDir()
-	dirs := sandbox.DefaultCacheDirs(home)
-	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
-		if d := os.Getenv(v); d != "" && filepath.IsAbs(d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }
 
 func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }

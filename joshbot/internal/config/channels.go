@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 )
 
 // Channels configures the chat surfaces `joshbot gateway` runs.
@@ -81,6 +83,7 @@ func envSecret(key, env, what string) (string, error) {
 	if v == "" {
 		return "", fmt.Errorf("%s names %s, which is not set: export %s", key, env, env)
 	}
+	redact.AddSecret(v)
 	return v, nil
 }
 
@@ -114,11 +117,13 @@ func (t *Telegram) BotToken() (string, error) {
 		if v == "" {
 			return "", fmt.Errorf("channels.telegram.token_env names %s, which is not set: export %s", t.TokenEnv, t.TokenEnv)
 		}
+		redact.AddSecret(v)
 		return v, nil
 	}
 	if t.Token == "" {
 		return "", fmt.Errorf("channels.telegram is enabled but has no token: set channels.telegram.token_env to the variable holding the token from @BotFather, or export JOSHBOT_CHANNELS__TELEGRAM__TOKEN")
 	}
+	redact.AddSecret(t.Token)
 	return t.Token, nil
 }
 

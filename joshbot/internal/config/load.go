@@ -67,6 +67,9 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if err := ApplyEnv(cfg, os.Environ()); err != nil {
 		return nil, err
 	}
+	// Before anything that can fail and print: every credential is now in
+	// cfg.
+	cfg.RegisterSecrets()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -94,7 +97,8 @@ func readConfigFile(path string) ([]byte, error) {
 
 // Parse decodes data (the contents of the file named name) over
 // [Defaults]. Unknown keys are refused so a typo never silently disables a
-// setting.
+// setting. The credentials it holds are registered with the redactor
+// ([Config.RegisterSecrets]).
 func Parse(name string, data []byte) (*Config, error) {
 	data, _, err := migrate(data, SchemaVersion, migrations)
 	if err != nil {
@@ -114,6 +118,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]Provider{}
 	}
+	// Every command that reads the file (status, sessions, onboard) then
+	// redacts what it holds, not only those that load it whole.
+	cfg.RegisterSecrets()
 	return cfg, nil
 }
 

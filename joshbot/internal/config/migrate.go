@@ -123,6 +123,7 @@ func LoadLenient(path string, opts *LoadOptions) (cfg *Config, fellBack, err err
 	if eerr := ApplyEnv(def, os.Environ()); eerr != nil {
 		return nil, nil, eerr
 	}
+	def.RegisterSecrets()
 	if verr := def.Validate(); verr != nil {
 		return nil, nil, fmt.Errorf("config %s unusable (%v), and the defaults with the environment's overrides are too: %w", path, err, verr)
 	}

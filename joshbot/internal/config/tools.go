@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -148,7 +149,9 @@ func (w *Web) ExaKey() (string, error) {
 		if v == "" {
 			return "", fmt.Errorf("tools.web.exa_api_key_env names %s, which is not set: export %s, or remove tools.web.exa_api_key_env", w.ExaAPIKeyEnv, w.ExaAPIKeyEnv)
 		}
+		redact.AddSecret(v)
 		return v, nil
 	}
+	redact.AddSecret(strings.TrimSpace(w.ExaAPIKey))
 	return strings.TrimSpace(w.ExaAPIKey), nil
 }

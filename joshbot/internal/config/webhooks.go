@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 )
 
 // Webhooks configures the signed webhook receiver the gateway runs.
@@ -41,6 +43,7 @@ func (r *WebhookRoute) Secret(key string) (string, error) {
 	if v == "" {
 		return "", fmt.Errorf("%s.secret_env names %s, which is not set: export %s with the secret configured on GitHub", key, r.SecretEnv, r.SecretEnv)
 	}
+	redact.AddSecret(v)
 	return v, nil
 }
 

@@ -68,7 +68,7 @@ func TestReminderPersistsFiresWithoutApprovalAndDeliversToLastChat(t *testing.T)
 		t.Fatal(err)
 	}
 	reg.Register(askTool{})
-	a, err := agent.New(&agent.Options{Provider: client, Model: "m", Sessions: sessions, Tools: reg, Now: clk.Now})
+	a, err := agent.New(client, "m", sessions, &agent.Options{Tools: reg, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestCronToolRefusesBadSchedules(t *testing.T) {
 		{`{"action":"add","message":"m","in":"1m","every":"1h"}`, "exactly one"},
 		{`{"action":"add","in":"1m"}`, "message"},
 		{`{"action":"remove","id":"nope"}`, "no such scheduled job"},
-		{`{"action":"fly"}`, "add, list or remove"},
+		{`{"action":"fly"}`, `argument "action" must be one of "add", "list", "remove", got "fly"`},
 	} {
 		if _, err := reg.Execute(ctx, "cron", json.RawMessage(tt.args)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.args, err, tt.want)

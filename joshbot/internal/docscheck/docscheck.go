@@ -110,11 +110,11 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	ag, err := agent.New(&agent.Options{
-		Provider: opts.Provider, ProviderName: opts.ProviderName, Model: opts.Model,
-		Tools: readOnly, Sessions: store, Workspace: opts.Workspace,
-		MaxIterations: maxIterations, Timeout: Timeout,
-		DisableStreaming: true, DisableLearning: true, Logger: log,
+	ag, err := agent.New(opts.Provider, opts.Model, store, &agent.Options{
+		Tools: readOnly, Workspace: opts.Workspace, Logger: log,
+		Requests: agent.RequestOptions{ProviderName: opts.ProviderName, DisableStreaming: true},
+		Limits:   agent.LimitOptions{MaxIterations: maxIterations, Timeout: Timeout},
+		Memory:   agent.MemoryOptions{DisableLearning: true},
 	})
 	if err != nil {
 		return nil, err

@@ -36,6 +36,17 @@ type Shell struct {
 	Confined bool `json:"confined"`
 	// Detail explains the state and the key that changes it.
 	Detail string `json:"detail"`
+	// Layers lists each layer of the sandbox (namespaces, idmapped
+	// mounts, seccomp, Landlock) as the probe found it; empty where the
+	// platform's sandbox has no layers to report.
+	Layers []ShellLayer `json:"layers,omitempty"`
+}
+
+// ShellLayer is one layer of the shell's sandbox.
+type ShellLayer struct {
+	Name      string `json:"name"`
+	Available bool   `json:"available"`
+	Detail    string `json:"detail,omitempty"`
 }
 
 // PreflightModel is one resolved model.
@@ -109,6 +120,13 @@ func (p *Preflight) WriteText(w io.Writer) error {
 	}
 	if p.Shell != nil {
 		fmt.Fprintf(&b, "\nShell:   %s\n", p.Shell.Detail)
+		for _, l := range p.Shell.Layers {
+			state := "missing"
+			if l.Available {
+				state = "ok"
+			}
+			fmt.Fprintf(&b, "  %-16s %-8s %s\n", l.Name, state, l.Detail)
+		}
 	}
 	if len(p.Problems) > 0 {
 		b.WriteString("\n")

@@ -72,13 +72,21 @@ func redactAssignments(s string) string {
 			}
 			end = v + e
 		} else {
-			end = v
-			for end < len(s) && !strings.ContainsRune(" \t\r\n\"',;&", rune(s[end])) {
-				end++
+			end = valueEnd(s, v)
+			// auth=Bearer <key>: the credential is the word after the
+			// scheme, which stays, as in an Authorization header.
+			if scheme := s[v:end]; authScheme(scheme) && end < len(s) && isSpace(s[end]) {
+				w := end
+				for w < len(s) && isSpace(s[w]) {
+					w++
+				}
+				if e := valueEnd(s, w); e > w {
+					v, end = w, e
+				}
 			}
 		}
 		val := s[v:end]
-		if val == "" || val == Marker {
+		if val == "" || val == Marker || placeholder(val) {
 			continue
 		}
 		b.WriteString(s[last:v])
@@ -94,4 +102,30 @@ func redactAssignments(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// valueEnd returns where an unquoted value starting at v ends: at a blank,
+// a quote, a separator, or a closing bracket, which belongs to the text
+// around the value, not to it.
+func valueEnd(s string, v int) int {
+	if strings.HasPrefix(s[v:], Marker) {
+		return v + len(Marker)
+	}
+	end := v
+	for end < len(s) && !strings.ContainsRune(" \t\r\n\"',;&)]}", rune(s[end])) {
+		end++
+	}
+	return end
+}
+
+// authSchemes are the HTTP authentication schemes a credential follows.
+var authSchemes = []string{"bearer", "basic", "bot", "token", "digest", "negotiate", "apikey", "api-key", "oauth", "sso-key"}
+
+func authScheme(w string) bool {
+	for _, s := range authSchemes {
+		if strings.EqualFold(w, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,11 @@
 // Package redact removes credentials and the home directory from text
 // before joshbot logs or prints it.
 //
+// The exact values of the credentials joshbot was configured with
+// ([AddSecret], [AddEnviron]) are removed wherever they appear, in any
+// spelling they travel in (bare, after Bearer, in a URL, percent-encoded,
+// base64 inside Basic credentials).
+//
 // Vendor key shapes (OpenAI, Anthropic, OpenRouter, Groq, GitHub, Slack,
 // AWS, Telegram bot tokens), the credential of an Authorization header
 // (its scheme is kept, so "Bearer [REDACTED]" still says what kind of
@@ -28,7 +33,7 @@ const Marker = "[REDACTED]"
 
 var (
 	// authHeader keeps the header name, the separator and the scheme.
-	authHeader = lazyRE(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;]+)`)
+	authHeader = lazyRE(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;)\]}]+)`)
 
 	// urlPassword matches the password of scheme://user:password@host.
 	urlPassword = lazyRE(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
@@ -39,6 +44,9 @@ var (
 // use.
 type Redactor struct {
 	home string
+	// secrets holds values added by AddSecret; nil until the first.
+	secrets     *secretSet
+	initSecrets sync.Once
 	// homeRe matches home where it is a path; compiled on first use, as
 	// most text never contains home. Nil without a home.
 	homeRe func() *regexp.Regexp
@@ -75,13 +83,14 @@ func JSON(doc []byte) []byte { return std().JSON(doc) }
 // String returns s with every credential replaced by [Marker] and the home
 // directory shown as ~.
 func (r *Redactor) String(s string) string {
+	s = r.redactValues(s)
 	s = redactVendorKeys(s)
 	if !containsFold(s, "authorization") {
 		return r.HomePath(redactAssignmentsAndURLs(s))
 	}
 	s = authHeader().ReplaceAllStringFunc(s, func(m string) string {
 		sub := authHeader().FindStringSubmatch(m)
-		if sub[3] == Marker {
+		if sub[3] == Marker || sub[3] == Marker[:len(Marker)-1] || placeholder(sub[3]) {
 			return m
 		}
 		return sub[1] + sub[2] + Marker

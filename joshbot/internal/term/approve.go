@@ -48,7 +48,14 @@ func (c *Approver) Approve(ctx context.Context, req *sandbox.ApprovalRequest) (s
 	if req.Confined {
 		where = "sandboxed"
 	}
-	fmt.Fprintf(c.out, "\njoshbot wants to run a shell command (%s)\n  in:  %s\n", where, TildePath(req.Dir))
+	if req.Tool != "" && req.Tool != "shell" {
+		fmt.Fprintf(c.out, "\njoshbot wants to use the %s tool\n", Printable(req.Tool))
+	} else {
+		fmt.Fprintf(c.out, "\njoshbot wants to run a shell command (%s)\n  in:  %s\n", where, TildePath(req.Dir))
+	}
+	if req.Reason != "" {
+		fmt.Fprintf(c.out, "  why asked: %s\n", Printable(req.Reason))
+	}
 	for i, line := range strings.Split(req.Command, "\n") {
 		prefix := "  $   "
 		if i > 0 {

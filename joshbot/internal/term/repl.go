@@ -14,6 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/sandbox"
+
+	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 )
 
 // ErrStopped is the cause of a turn's context when the person stopped the
@@ -317,7 +319,9 @@ func (l *Live) Delta(s string) {
 		return
 	}
 	l.streamed = true
-	io.WriteString(l.out, s)
+	// The model's words never reach the terminal with control sequences
+	// live (see termsafe); chunk by chunk is enough.
+	io.WriteString(l.out, termsafe.Text(s))
 	l.midLine = !strings.HasSuffix(s, "\n")
 }
 

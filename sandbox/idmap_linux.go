@@ -1,0 +1,108 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// owner is the on-disk owner of a directory mounted with an idmap.
+type owner struct{ uid, gid uint32 }
+
+// idmapped returns a detached mount of dir, recursive, in which dir's
+// owner on disk appears as [hostID], the id a confined command runs as
+// when the caller is root: the command owns the directory, and what it
+// creates there is owned on disk by the directory's real owner.
+func (s *Sandbox) idmapped(dir string, readOnly bool) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return nil, err
+	}
+	ns, err := s.usernsFor(owner{st.Uid, st.Gid})
+	if err != nil {
+		return nil, err
+	}
+	return idmappedMount(dir, ns, readOnly)
+}
+
+func idmappedMount(dir string, userns *os.File, readOnly bool) (*os.File, error) {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return nil, fmt.Errorf("open_tree %s: %w", dir, err)
+	}
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV, Userns_fd: uint64(userns.Fd())}
+	if readOnly {
+		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+	}
+	err = unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr)
+	runtime.KeepAlive(userns)
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("idmapping a mount of %s: %w", dir, err)
+	}
+	return os.NewFile(uintptr(fd), dir), nil
+}
+
+// usernsFor returns, making it on first use, a user namespace that maps
+// o to [hostID].
+func (s *Sandbox) usernsFor(o owner) (*os.File, error) {
+	s.plat.mu.Lock()
+	defer s.plat.mu.Unlock()
+	if f := s.plat.userns[o]; f != nil {
+		return f, nil
+	}
+	f, err := newUserns(o)
+	if err != nil {
+		return nil, err
+	}
+	s.plat.userns[o] = f
+	return f, nil
+}
+
+// newUserns makes a user namespace mapping o to [hostID] and returns a
+// descriptor of it. A namespace needs a process to be born in: this one
+// is this program, stopped by ptrace before its first instruction, and
+// killed once the namespace is open.
+func newUserns(o owner) (*os.File, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p, err := os.StartProcess("/proc/self/exe", []string{"sandbox-userns"}, &os.ProcAttr{Sys: &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		Ptrace:      true,
+		Pdeathsig:   syscall.SIGKILL,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: int(o.uid), HostID: hostID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: int(o.gid), HostID: hostID, Size: 1}},
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("making a user namespace for an idmapped mount: %w", err)
+	}
+	defer func() {
+		p.Kill()
+		p.Wait()
+	}()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", p.Pid))
+	if err != nil {
+		return nil, fmt.Errorf("opening the user namespace for an idmapped mount: %w", err)
+	}
+	return f, nil
+}
+
+// probeIDMap makes an idmapped mount of the temporary directory.
+func probeIDMap() Layer {
+	ns, err := newUserns(owner{0, 0})
+	if err != nil {
+		return Layer{Detail: err.Error()}
+	}
+	defer ns.Close()
+	f, err := idmappedMount(os.TempDir(), ns, true)
+	if err != nil {
+		return Layer{Detail: err.Error() + " (idmapped mounts need Linux 5.12 or later and a filesystem that supports them; a root process needs them to run commands as an unprivileged id)"}
+	}
+	f.Close()
+	return Layer{Available: true, Detail: fmt.Sprintf("commands run as host uid %d", hostID)}
+}
