@@ -90,9 +90,15 @@ func TestGatewaySurvivesRandomKills(t *testing.T) {
 	api := telegramtest.NewBotAPI("")
 	defer api.Close()
 	model := providertest.NewServer(t)
+	// Each answer takes the model a while, so kills land mid-turn too.
+	var delayMu sync.Mutex
+	delays := rand.New(rand.NewPCG(seed, 1))
 	model.SetFallback(func(r providertest.Request) providertest.Reply {
 		last := r.Messages[len(r.Messages)-1]
-		return providertest.Text("re: " + strings.TrimSpace(last.Content) + " ok")
+		delayMu.Lock()
+		d := time.Duration(50+delays.IntN(350)) * time.Millisecond
+		delayMu.Unlock()
+		return providertest.Reply{Content: "re: " + strings.TrimSpace(last.Content) + " ok", Delay: d}
 	})
 
 	home := t.TempDir()
