@@ -48,6 +48,9 @@ type BotAPI struct {
 	messages map[msgKey]string // what each bot message shows now
 	wake     chan struct{}     // closed and replaced when an update is queued
 	closed   bool
+	served   map[int64]int // how many times each update was handed out
+	again    int           // hand-outs of an update already handed out
+	handed   int           // hand-outs of any update
 }
 
 type update struct {
@@ -94,7 +97,7 @@ func NewBotAPI(token string) *BotAPI {
 	if token == "" {
 		token = Token
 	}
-	b := &BotAPI{Token: token, nextUpd: 1, nextMsg: 1, messages: map[msgKey]string{}, wake: make(chan struct{})}
+	b := &BotAPI{Token: token, nextUpd: 1, nextMsg: 1, messages: map[msgKey]string{}, wake: make(chan struct{}), served: map[int64]int{}}
 	b.srv = httptest.NewServer(http.HandlerFunc(b.serve))
 	b.URL = b.srv.URL
 	return b
@@ -167,6 +170,24 @@ func (b *BotAPI) Pending() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.queue)
+}
+
+// Redelivered returns how many times an update was handed out again
+// because no getUpdates had confirmed it: what a crash between reading
+// updates and confirming them costs, and what a bot must deduplicate.
+func (b *BotAPI) Redelivered() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.again
+}
+
+// HandedOut returns how many updates getUpdates has handed out in all,
+// counting each hand-out of a redelivered update. A crash test watches it
+// to kill a bot right after it read updates, before it confirmed them.
+func (b *BotAPI) HandedOut() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.handed
 }
 
 // Calls returns every call the bot made, in the order they arrived.
@@ -326,6 +347,13 @@ func (b *BotAPI) getUpdates(w http.ResponseWriter, r *http.Request, c Call) {
 			}
 		}
 		if len(out) > 0 || timeout <= 0 || b.closed {
+			b.handed += len(out)
+			for _, u := range out {
+				id := u["update_id"].(int64)
+				if b.served[id]++; b.served[id] > 1 {
+					b.again++
+				}
+			}
 			b.mu.Unlock()
 			if out == nil {
 				out = []map[string]any{}

@@ -81,6 +81,9 @@ func TestBotAPIRedeliversUntilConfirmed(t *testing.T) {
 	if n := b.Pending(); n != 1 {
 		t.Fatalf("Pending = %d after confirming one of two", n)
 	}
+	if n, h := b.Redelivered(), b.HandedOut(); n != 3 || h != 5 {
+		t.Fatalf("Redelivered = %d, HandedOut = %d; want 3 (both updates once more, then the second again) of 5", n, h)
+	}
 	// A confirmed update is gone for good, even for offset 0.
 	if got := updateIDs(t, call(t, b, "getUpdates", map[string]any{"offset": 0})); fmt.Sprint(got) != fmt.Sprint([]int64{u2}) {
 		t.Fatalf("confirmed update served again: %v", got)
