@@ -48,7 +48,9 @@ func LongReply(msg Outbound, pieces, maxChunks int, maxFile int64) (out Outbound
 		cut = len(doc) - n
 		doc = doc[:n]
 	}
-	head := Chunk(msg.Text, longReplyHead)[0]
+	// Only the opening is split: splitting a 32 MiB text whole would take
+	// longer than the shutdown grace.
+	head := Chunk(prefixRunes(msg.Text, 2*longReplyHead), longReplyHead)[0]
 	head = strings.TrimRight(head, " \n")
 	if head != strings.TrimRight(msg.Text, " \n") {
 		head += " …"

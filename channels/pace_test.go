@@ -97,3 +97,17 @@ func TestLongReply(t *testing.T) {
 		t.Fatalf("doc %d bytes, cut %d, head %q", len(doc), cut, out.Text)
 	}
 }
+
+// Making the head of a huge reply costs no more than of a small one: it
+// used to split the whole text, 20 s for 8 MiB.
+func TestLongReplyOfAHugeTextIsQuick(t *testing.T) {
+	text := strings.Repeat("a line of a very long answer, over and over\n", (8<<20)/44)
+	start := time.Now()
+	out, _, long := channels.LongReply(channels.Outbound{Text: text}, 9, 8, 0)
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("LongReply of 8 MiB took %v", d)
+	}
+	if !long || len(out.Files[0].Data) != len(text) {
+		t.Fatal("not rewritten")
+	}
+}
