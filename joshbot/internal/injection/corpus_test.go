@@ -119,6 +119,7 @@ func newEnv(t *testing.T, hostileSearch string, extra func(reg *tools.Registry))
 	must(t, tools.RegisterFilesystem(reg, ws))
 	sh, err := tools.NewShell(&tools.ShellOptions{Workspace: ws})
 	must(t, err)
+	t.Cleanup(func() { sh.Close() })
 	must(t, reg.Register(sh))
 	store, err := cron.OpenStore(filepath.Join(state, "cron.json"))
 	must(t, err)
@@ -133,11 +134,10 @@ func newEnv(t *testing.T, hostileSearch string, extra func(reg *tools.Registry))
 	sessions, err := memory.NewStore(filepath.Join(state, "sessions"))
 	must(t, err)
 	inc := &incidents{}
-	a, err := agent.New(client, "gpt-4o", sessions, &agent.Options{Tools: reg, Workspace: ws,
+	a, err := agent.New(client, "gpt-4o", sessions, &agent.Options{Tools: reg, Workspace: ws, Logger: slog.New(slog.DiscardHandler),
 		Requests: agent.RequestOptions{ProviderName: "scripted"},
 		Memory:   agent.MemoryOptions{DisableLearning: true},
-		Hooks:    agent.HookOptions{Incidents: inc},
-		Logger:   slog.New(slog.DiscardHandler)})
+		Hooks:    agent.HookOptions{Incidents: inc}})
 	must(t, err)
 	t.Cleanup(a.Wait)
 	return &env{a: a, srv: srv, ws: ws, inc: inc, lt: lt}
