@@ -51,6 +51,9 @@ type BotAPI struct {
 	served   map[int64]int // how many times each update was handed out
 	again    int           // hand-outs of an update already handed out
 	handed   int           // hand-outs of any update
+	hold     func(Call) bool
+	released chan struct{}
+	held     int
 }
 
 type update struct {
@@ -109,6 +112,10 @@ func (b *BotAPI) Close() {
 	if !b.closed {
 		b.closed = true
 		close(b.wake)
+	}
+	if b.released != nil {
+		close(b.released)
+		b.hold, b.released = nil, nil
 	}
 	b.mu.Unlock()
 	b.srv.CloseClientConnections()
@@ -190,6 +197,52 @@ func (b *BotAPI) HandedOut() int {
 	return b.handed
 }
 
+// Hold makes the fake hold every later call for which match reports true,
+// as a network that has not delivered it yet: the call is neither
+// recorded nor answered until [BotAPI.Release]; a bot that dies meanwhile
+// never made it. A nil match holds nothing.
+func (b *BotAPI) Hold(match func(Call) bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.hold = match
+	b.released = make(chan struct{})
+}
+
+// Release lets the held calls through and stops holding.
+func (b *BotAPI) Release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released != nil {
+		close(b.released)
+	}
+	b.hold, b.released = nil, nil
+}
+
+// Held returns how many calls have been held so far.
+func (b *BotAPI) Held() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.held
+}
+
+// wait holds c while Hold says so, and reports whether it may proceed.
+func (b *BotAPI) wait(r *http.Request, c Call) bool {
+	b.mu.Lock()
+	match, released, closed := b.hold, b.released, b.closed
+	if match == nil || closed || !match(c) {
+		b.mu.Unlock()
+		return true
+	}
+	b.held++
+	b.mu.Unlock()
+	select {
+	case <-released:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
 // Calls returns every call the bot made, in the order they arrived.
 // Methods, when given, keep only the calls of those methods.
 func (b *BotAPI) Calls(methods ...string) []Call {
@@ -249,6 +302,9 @@ func (b *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.Method = method
+	if !b.wait(r, c) {
+		return // the client went away while the call was held: never arrived
+	}
 	if method == "getUpdates" {
 		b.getUpdates(w, r, c)
 		return

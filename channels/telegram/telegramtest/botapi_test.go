@@ -250,3 +250,40 @@ func TestBotAPIRedeliversToTheNextAdapter(t *testing.T) {
 		t.Fatalf("redelivered %v, want %s", got, want)
 	}
 }
+
+// A held call is neither recorded nor answered until Release; one whose
+// client gives up meanwhile never arrived.
+func TestBotAPIHoldsCalls(t *testing.T) {
+	b := newBotAPI(t)
+	b.Hold(func(c telegramtest.Call) bool { return c.Method == "sendMessage" && c.Text == "held" })
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.URL+"/bot"+b.Token+"/sendMessage", bytes.NewReader([]byte(`{"chat_id":1,"text":"held"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	gaveUp := make(chan struct{})
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+		close(gaveUp)
+	}()
+	waitFor(t, "the held call", func() bool { return b.Held() == 1 })
+	call(t, b, "sendMessage", map[string]any{"chat_id": 1, "text": "not held"})
+	cancel()
+	<-gaveUp
+	done := make(chan struct{})
+	go func() {
+		if resp, err := http.Post(b.URL+"/bot"+b.Token+"/sendMessage", "application/json", bytes.NewReader([]byte(`{"chat_id":1,"text":"held"}`))); err == nil {
+			resp.Body.Close()
+		}
+		close(done)
+	}()
+	waitFor(t, "the second held call", func() bool { return b.Held() == 2 })
+	if s := b.Sent(1); len(s) != 1 || s[0].Text != "not held" {
+		t.Fatalf("sent %+v while held, want only the call that was not held", s)
+	}
+	b.Release()
+	<-done
+	if s := b.Sent(1); len(s) != 2 || s[1].Text != "held" {
+		t.Fatalf("sent %+v after Release, want the released call too (the abandoned one never arrived)", s)
+	}
+}

@@ -1,9 +1,11 @@
 package soaktest
 
 import (
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,4 +140,15 @@ func TestGatewayStopsPromptlyDuringALongAnswer(t *testing.T) {
 	if len(msgs) > 8 {
 		t.Fatalf("%d messages sent, want at most 8", len(msgs))
 	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// httptestServer serves h on loopback until the test ends and returns its
+// URL.
+func httptestServer(t *testing.T, h *providertest.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Cleanup(h.Close)
+	return srv.URL
 }
