@@ -1,7 +1,3 @@
-// Package release holds joshbot's publishing machinery: the versions file,
-// the release command's steps, module zips in the layout the module proxy
-// serves, and the exported-API snapshots with their guard. It is not
-// published; its tests are the publishing rehearsal run by `make test`.
 package release
 
 import (
