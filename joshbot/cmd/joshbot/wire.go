@@ -116,6 +116,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.mcp = mcpm
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
 		Tools:     reg,
@@ -156,7 +157,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		opts.Tools = reg
 		// The wrapped copy is what the agent offers: a server revoked
 		// from here on must leave it too.
-		withdrawals.track(reg)
+		withdrawals.track(reg, a.wrapTools)
 	}
 	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
@@ -269,7 +270,7 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
-		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey}, MaxRetries: m.MaxRetries})
 	}
 	return providers.NewChain(&providers.ChainOptions{
 		Candidates: cands,
