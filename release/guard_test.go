@@ -55,6 +55,17 @@ func TestGuardCatchesRemovedMethod(t *testing.T) {
 	}
 }
 
+// TestGuardCatchesChangedSignature: a parameter added to a method is
+// incompatible too.
+func TestGuardCatchesChangedSignature(t *testing.T) {
+	old := loadBus(t, busCopy(t, probeMethod))
+	neu := loadBus(t, busCopy(t, "// Probe now takes a count.\nfunc (b *Bus) Probe(n int) {}"))
+	probs := Guard(old, "v0.1.0", neu, "v0.1.0", "Probe")
+	if len(probs) != 1 || !strings.Contains(string(probs[0]), "Probe") {
+		t.Errorf("changed (*Bus).Probe: guard said %q, want one incompatibility naming Probe", probs)
+	}
+}
+
 // TestGuardCatchesUnmentionedAddition: a compatible addition needs no version
 // bump but must be named in the CHANGELOG's Unreleased section.
 func TestGuardCatchesUnmentionedAddition(t *testing.T) {

@@ -85,6 +85,22 @@ func TestReleaseInScratchClone(t *testing.T) {
 	if st, _ := Git(clone, "status", "--porcelain"); st != "" {
 		t.Errorf("release left uncommitted changes:\n%s", st)
 	}
+	// The guard's baseline is the API at the last tag: extracted from the
+	// clone, it type-checks, and it equals the API of the tree just tagged.
+	if tag, err := LatestTag(clone, Module{Path: RepoPath + "/bus"}); err != nil || tag != "v0.1.0" {
+		t.Fatalf("LatestTag(bus) = %q, %v; want v0.1.0", tag, err)
+	}
+	atTag, err := LoadAPI(filepath.Join(checkoutTag(t, clone, "bus/v0.1.0"), "bus"), RepoPath+"/bus", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := LoadAPI(filepath.Join(clone, "bus"), RepoPath+"/bus", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := Guard(atTag, "v0.1.0", now, "v0.1.0", ""); len(probs) != 0 || len(atTag.Lines()) == 0 {
+		t.Errorf("bus at its tag against the same tree: %d names, guard said %q", len(atTag.Lines()), probs)
+	}
 	// A later release of one bumped module.
 	if err := SetVersion(filepath.Join(clone, "versions.yaml"), "bus", "v0.2.0"); err != nil {
 		t.Fatal(err)
