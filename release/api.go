@@ -113,7 +113,7 @@ func (a *API) Lines() []APILine {
 			case *types.Const:
 				add(name, "const %s %s", name, types.TypeString(o.Type(), qual))
 			case *types.Var:
-				add(name, "var %s %s", name, types.TypeString(o.Type(), qual))
+				add(name, "var %s %s", name, typeString(o.Type(), qual))
 			case *types.Func:
 				add(name, "func %s%s", name, sigString(o.Type().(*types.Signature), qual))
 			case *types.TypeName:
@@ -151,7 +151,7 @@ func typeLines(o *types.TypeName, qual types.Qualifier, add func(name, format st
 			if f.Embedded() {
 				add(f.Name(), "type %s struct, embedded %s", head, types.TypeString(f.Type(), qual))
 			} else {
-				add(f.Name(), "type %s struct, %s %s", head, f.Name(), types.TypeString(f.Type(), qual))
+				add(f.Name(), "type %s struct, %s %s", head, f.Name(), typeString(f.Type(), qual))
 			}
 		}
 	case *types.Interface:
@@ -272,4 +272,13 @@ func sigString(sig *types.Signature, qual types.Qualifier) string {
 		out = "[" + strings.Join(names, ", ") + "]" + out
 	}
 	return out
+}
+
+// typeString prints t, leaving out parameter names when t is a function type
+// literal (a struct field or variable holding a callback).
+func typeString(t types.Type, qual types.Qualifier) string {
+	if sig, ok := t.(*types.Signature); ok {
+		return "func" + sigString(sig, qual)
+	}
+	return types.TypeString(t, qual)
 }

@@ -36,6 +36,13 @@ func TestRehearsal(t *testing.T) {
 		t.Skip("the publishing rehearsal builds nine programs; it runs in make test (not -short)")
 	}
 	root, vers := repo(t)
+	// Make sure the local module cache holds every third-party module the
+	// published modules need, verified against their go.sum files: a no-op
+	// when it does (offline), a download through the configured proxy on a
+	// fresh machine.
+	parallel(vers.Modules, func(m Module) {
+		goCmd(t, []string{"GOWORK=off"}, filepath.Join(root, m.Dir()), "mod", "download")
+	})
 	proxy := t.TempDir()
 	if err := BuildProxy(root, vers, proxy); err != nil {
 		t.Fatal(err)
