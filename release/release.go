@@ -193,7 +193,7 @@ func Release(root string, opts ReleaseOptions) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		logf("%s: ## %s - %s", p, m.Version, opts.Date.Format("2006-01-02"))
+		logf("%s/CHANGELOG.md: ## %s - %s", m.Dir(), m.Version, opts.Date.Format("2006-01-02"))
 		if !opts.DryRun {
 			if err := os.WriteFile(p, neu, 0o644); err != nil {
 				return nil, err
@@ -202,6 +202,7 @@ func Release(root string, opts ReleaseOptions) ([]string, error) {
 		tags = append(tags, m.TagPrefix()+m.Version)
 	}
 	if opts.DryRun {
+		logf("would commit and tag: %s", strings.Join(tags, " "))
 		return tags, nil
 	}
 	if _, err := Git(root, "add", "-A", "--", "."); err != nil {
