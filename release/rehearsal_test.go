@@ -21,6 +21,7 @@ var budgets = map[string][]string{
 	"providers": {},
 	"memory":    {},
 	"bus":       {},
+	"apiserver": {},
 	"sandbox":   {"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "kernel.org/pub/linux/libs/security/libcap/psx", "mvdan.cc/sh/v3"},
 }
 

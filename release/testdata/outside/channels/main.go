@@ -13,6 +13,11 @@ import (
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/channeltest"
 	"github.com/joshbot/joshbot/channels/telegram"
+
+	// The other adapters are linked in so the dependency budget covers them.
+	_ "github.com/joshbot/joshbot/channels/discord"
+	_ "github.com/joshbot/joshbot/channels/slack"
+	_ "github.com/joshbot/joshbot/channels/webhook"
 )
 
 func main() {
