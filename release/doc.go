@@ -17,8 +17,9 @@
 //   - TestReleaseInScratchClone: the release command in a clone produces the
 //     tags, the rewritten require lines and the CHANGELOG headings.
 //   - TestRehearsal: the modules zipped into a file-system proxy, one outside
-//     program per module built and run with GOWORK=off and no replace, and
-//     their dependencies compared with testdata/deps/<module>.txt.
+//     program per module built and run with GOWORK=off and no replace (for
+//     the joshbot module, its binary built as a tool dependency), and their
+//     dependencies compared with testdata/deps/<module>.txt.
 //
 // `make api-update` re-records the snapshots and the dependency lists.
 package release
