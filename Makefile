@@ -4,7 +4,7 @@ MODULES := $(shell find . -name go.mod -not -path '*/node_modules/*' -not -path 
 GO ?= go
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+LDFLAGS := -s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=$(VERSION)
 # The platforms the binary must build for: the $$10 boards (arm v7, arm64),
 # servers, and the laptops people run it on.
 PLATFORMS := linux/amd64 linux/arm64 linux/arm/7 darwin/arm64 windows/amd64
