@@ -238,14 +238,19 @@ type Reply struct {
 	// Interrupted is set when the model's stream broke after part of the
 	// answer was shown: Text is that part, and the error is the one the
 	// sink received as [StreamEvent] Err. Process returns no error then,
-	// because the turn kept what arrived.
+	// because the turn kept what arrived. It is also set when the turn
+	// was stopped after part of the answer was shown: Text is that part,
+	// Interrupted is the context's cause, and Process returns an error
+	// wrapping [ErrStopped].
 	Interrupted error
 }
 
 // Process runs one turn: it saves the user's message, runs the ReAct loop,
 // and saves the exchange. On failure it returns a non-nil Reply whose Text
 // tells the user what went wrong, together with the error: a provider
-// failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
+// failure (naming the provider), [ErrIterationLimit] (also
+// [ErrRepeatedCalls]), [ErrTurnTimeout], [ErrStopped] or
+// [ErrMessageTooLarge].
 // When the answer arrived but the session could not be written, the Reply
 // carries the answer and the error is a [*SaveError] (see [ErrNotSaved]).
 // Otherwise, the session keeps the user's message and every step the
