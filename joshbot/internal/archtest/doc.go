@@ -1,7 +1,5 @@
 // Package archtest holds the tests that keep the repository's shape true:
 // the import direction between modules, the replace rules of every go.mod,
-// the workspace listing, the documentation every module and package owes
-// its readers, and the agreement of the one copy that import direction
-// forces (channels' address policy against sandbox's). It has no code of
-// its own.
+// the workspace listing, and the documentation every module and package
+// owes its readers. It has no code of its own.
 package archtest
