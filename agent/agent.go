@@ -54,10 +54,13 @@ type Agent struct {
 	maxTokens     int
 	streaming     bool
 	quietFallback bool
-	log           *slog.Logger
-	now           func() time.Time
-	files         fileCache
-	names         SettingNames
+	// maxAnswerBytes is LimitOptions.MaxAnswerBytes with its default
+	// applied.
+	maxAnswerBytes int
+	log            *slog.Logger
+	now            func() time.Time
+	files          fileCache
+	names          SettingNames
 
 	compactionThreshold int
 	memory              LongTermMemory
@@ -87,23 +90,27 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	if opts == nil {
 		opts = &Options{}
 	}
+	if n := opts.Limits.MaxAnswerBytes; n < 0 || n > MaxAnswerBytesLimit {
+		return nil, fmt.Errorf("agent: LimitOptions.MaxAnswerBytes is %d: use 1 to %d, or 0 for the default of %d", n, MaxAnswerBytesLimit, DefaultMaxAnswerBytes)
+	}
 	a := &Agent{
-		provider:      provider,
-		providerName:  opts.Requests.ProviderName,
-		model:         model,
-		tools:         opts.Tools,
-		sessions:      sessions,
-		workspace:     opts.Workspace,
-		maxIterations: opts.Limits.MaxIterations,
-		timeout:       opts.Limits.Timeout,
-		historyLimit:  opts.Limits.HistoryLimit,
-		temperature:   opts.Requests.Temperature,
-		maxTokens:     opts.Requests.MaxTokens,
-		streaming:     !opts.Requests.DisableStreaming,
-		quietFallback: opts.Requests.QuietFallback,
-		log:           opts.Logger,
-		now:           opts.Now,
-		names:         opts.SettingNames.withDefaults(),
+		provider:       provider,
+		providerName:   opts.Requests.ProviderName,
+		model:          model,
+		tools:          opts.Tools,
+		sessions:       sessions,
+		workspace:      opts.Workspace,
+		maxIterations:  opts.Limits.MaxIterations,
+		timeout:        opts.Limits.Timeout,
+		historyLimit:   opts.Limits.HistoryLimit,
+		temperature:    opts.Requests.Temperature,
+		maxTokens:      opts.Requests.MaxTokens,
+		streaming:      !opts.Requests.DisableStreaming,
+		quietFallback:  opts.Requests.QuietFallback,
+		maxAnswerBytes: opts.Limits.MaxAnswerBytes,
+		log:            opts.Logger,
+		now:            opts.Now,
+		names:          opts.SettingNames.withDefaults(),
 
 		compactionThreshold: opts.Memory.CompactionThreshold,
 		memory:              opts.Memory.LongTerm,
@@ -116,6 +123,9 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	}
 	if a.learnTimeout <= 0 {
 		a.learnTimeout = DefaultLearnTimeout
+	}
+	if a.maxAnswerBytes == 0 {
+		a.maxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if a.providerName == "" {
 		a.providerName = "provider"
@@ -135,6 +145,7 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.files.log = a.log
 	a.bgCtx, a.bgAbort = context.WithCancel(context.Background())
 	a.ext.init(opts, sessions)
 	return a, nil
@@ -193,7 +204,9 @@ type Reply struct {
 // and saves the exchange. On failure it returns a non-nil Reply whose Text
 // tells the user what went wrong, together with the error: a provider
 // failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
-// Whatever happens, the session keeps the user's message and every step the
+// When the answer arrived but the session could not be written, the Reply
+// carries the answer and the error is a [*SaveError] (see [ErrNotSaved]).
+// Otherwise, the session keeps the user's message and every step the
 // loop completed, except for a request whose attachments are refused by
 // their content or size: that one is answered without touching the session
 // or the provider, and the error wraps [providers.ErrAttachment], as does
@@ -224,7 +237,14 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err != nil {
 		return refusedAttachments(err), fmt.Errorf("agent: %w", err)
 	}
-	unlock := a.sessions.Lock(req.SessionKey)
+	// The turn lock is shared with every process on this sessions
+	// directory (other CLI runs, a gateway, serve), and held from the
+	// load to the final save, so no save of theirs or ours is written
+	// from a stale load.
+	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	defer unlock()
 
 	sess, err := a.sessions.Load(req.SessionKey)
@@ -233,6 +253,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	}
 	now := a.now()
 	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: inboundText(&req), Time: now, Attachments: refs})
+	// A user message followed by another is a turn that was cut off (the
+	// process killed before its answer was saved); the marker keeps the
+	// session alternating and tells the model the question went unanswered.
+	var marked int
+	if sess.Messages, marked = memory.MarkInterrupted(sess.Messages); marked > 0 {
+		a.log.Info("recorded cut-off turns as interrupted", "session", req.SessionKey, "turns", marked)
+	}
 	// The message must survive a failing provider or a killed process, so
 	// it is written at once, but neither the disk nor even the write may
 	// delay the first token: it is staged (written, not synced) from a
@@ -273,7 +300,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := a.sessions.Save(sess); err != nil {
 		a.log.Error("session not saved", "session", req.SessionKey, "err", err)
 		if runErr == nil {
-			runErr = fmt.Errorf("agent: save session %s: %w", req.SessionKey, err)
+			runErr = &SaveError{Session: req.SessionKey, Err: err}
 		}
 	}
 	if runErr == nil {
@@ -413,6 +440,15 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", reply.Iterations, i)
 			}
 		}
+		if len(msg.ToolCalls) > 0 {
+			// Text beside tool calls was streamed up to the cap; the
+			// session keeps the same.
+			msg.Content = answerCap(msg.Content, a.maxAnswerBytes)
+		} else {
+			if note := t.keepAnswer(&msg); note != "" && t.sink != nil {
+				t.sink(StreamEvent{Delta: "\n\n" + note})
+			}
+		}
 		msgs = append(msgs, msg)
 		t.record(&msg)
 		if len(msg.ToolCalls) == 0 {
@@ -487,11 +523,12 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 			t.fallback(resp.FallbackNotice)
 		}
 		if err == nil && t.sink != nil && resp.Message.Content != "" && !t.isTextCall(resp) {
-			t.sink(StreamEvent{Delta: resp.Message.Content})
+			t.sink(StreamEvent{Delta: answerCap(resp.Message.Content, t.a.maxAnswerBytes)})
 		}
 		return resp, err
 	}
 	delivered := false
+	shown := 0
 	if t.streamed {
 		// Keep answers from consecutive iterations apart on screen.
 		t.sink(StreamEvent{Delta: "\n\n"})
@@ -499,7 +536,9 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	hold := &textHold{emit: func(s string) {
 		delivered = true
 		t.streamed = true
-		t.sink(StreamEvent{Delta: s})
+		if s = t.capStream(s, &shown); s != "" {
+			t.sink(StreamEvent{Delta: s})
+		}
 	}}
 	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
 		t.fallback(d.Notice)
@@ -526,7 +565,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		}
 		if err == nil && resp.Message.Content != "" && !t.isTextCall(resp) {
 			t.streamed = true
-			t.sink(StreamEvent{Delta: resp.Message.Content})
+			t.sink(StreamEvent{Delta: answerCap(resp.Message.Content, t.a.maxAnswerBytes)})
 		}
 		return resp, err
 	}

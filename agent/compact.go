@@ -116,7 +116,11 @@ func (a *Agent) maybeCompact(ctx context.Context, sess *memory.Session, settle f
 // waits), reloads the session and checks it again, since another turn may
 // have changed it. The summary request gets the turn timeout.
 func (a *Agent) compactAfterTurn(key string) {
-	unlock := a.sessions.Lock(key)
+	unlock, err := a.sessions.Lock(a.bgCtx, key)
+	if err != nil {
+		a.log.Info("compaction after the turn skipped", "session", key, "err", err)
+		return
+	}
 	defer unlock()
 	sess, err := a.sessions.Load(key)
 	if err != nil {
@@ -250,7 +254,10 @@ func splitSummary(msgs []memory.Message) (section string, rest []memory.Message)
 // compactCommand runs /compact: compaction on demand, whatever the size.
 // The command itself is not stored in the session.
 func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error) {
-	unlock := a.sessions.Lock(req.SessionKey)
+	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	defer unlock()
 	sess, err := a.sessions.Load(req.SessionKey)
 	if err != nil {

@@ -14,9 +14,10 @@ import (
 // methods of the memory module's *memory.Store that the agent calls.
 // Implementations must be safe for concurrent use.
 type Sessions interface {
-	// Lock serializes turns on one key; the agent holds it for a whole
-	// turn and calls unlock once.
-	Lock(key string) (unlock func())
+	// Lock serializes turns on one key, across every process sharing the
+	// store; the agent holds it for a whole turn, from Load to the final
+	// Save, and calls unlock once. It fails when ctx ends first.
+	Lock(ctx context.Context, key string) (unlock func(), err error)
 	// Load returns the session for key, empty when there is none.
 	Load(key string) (*memory.Session, error)
 	// Save writes sess durably.
@@ -151,6 +152,14 @@ type LimitOptions struct {
 	// SubagentMaxIterations bounds one subagent's model calls; zero means
 	// DefaultSubagentIterations.
 	SubagentMaxIterations int
+	// MaxAnswerBytes caps the text of a final answer kept in the session
+	// and shown to the user; zero means DefaultMaxAnswerBytes, and New
+	// refuses a negative value or one over MaxAnswerBytesLimit. A longer
+	// answer is kept whole in a file under the workspace's AnswersDir,
+	// and the session and the user get its first MaxAnswerBytes with a
+	// note naming that file; a streamed answer stops at the cap too, so
+	// nothing is shown that the session does not keep.
+	MaxAnswerBytes int
 }
 
 // MemoryOptions configure compaction and long-term memory.
@@ -232,6 +241,9 @@ type SettingNames struct {
 	// Profiles is where agent profiles are defined; empty means
 	// "CommandOptions.Profiles".
 	Profiles string
+	// MaxAnswerBytes sets [LimitOptions].MaxAnswerBytes; empty means
+	// "LimitOptions.MaxAnswerBytes".
+	MaxAnswerBytes string
 }
 
 // withDefaults fills the empty names with the package's option names.
@@ -246,5 +258,6 @@ func (n SettingNames) withDefaults() SettingNames {
 	def(&n.Timeout, "LimitOptions.Timeout")
 	def(&n.MaxSubagentDepth, "LimitOptions.MaxSubagentDepth")
 	def(&n.Profiles, "CommandOptions.Profiles")
+	def(&n.MaxAnswerBytes, "LimitOptions.MaxAnswerBytes")
 	return n
 }

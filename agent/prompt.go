@@ -3,12 +3,16 @@ package agent
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/memory"
 )
 
 // IdentityFiles are the workspace files, in prompt order, that tell the
@@ -27,6 +31,9 @@ const maxPromptFile = 64 << 10
 // fileCache keeps workspace files by modification time and size, so a turn
 // costs a stat per file instead of a read.
 type fileCache struct {
+	// log receives the warning about a damaged file; nil means
+	// slog.Default().
+	log     *slog.Logger
 	mu      sync.Mutex
 	entries map[string]cachedFile
 }
@@ -69,10 +76,24 @@ func (c *fileCache) read(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	text := string(b)
+	var trunc string
 	if len(b) > maxPromptFile {
-		text = string(b[:maxPromptFile]) + fmt.Sprintf("\n[… %s truncated at %d KiB]", filepath.Base(path), maxPromptFile>>10)
+		n := maxPromptFile
+		for n > 0 && !utf8.RuneStart(b[n]) {
+			n--
+		}
+		b = b[:n]
+		trunc = fmt.Sprintf("\n[… %s truncated at %d KiB]", filepath.Base(path), maxPromptFile>>10)
 	}
+	text, damaged := memory.CleanText(b)
+	if damaged {
+		log := c.log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("workspace file holds NUL bytes, control characters or invalid UTF-8; the model gets a cleaned copy (the file is unchanged)", "file", path)
+	}
+	text += trunc
 	text = strings.TrimSpace(text)
 	c.mu.Lock()
 	if c.entries == nil {

@@ -30,10 +30,12 @@ func (a *Agent) command(ctx context.Context, req *Request) (*Reply, error, bool)
 	}
 	// The turn lock keeps a command from racing a turn of the same
 	// conversation (a /new in the middle of an answer).
-	unlock := a.sessions.Lock(req.SessionKey)
+	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err), true
+	}
 	defer unlock()
 	var r *Reply
-	var err error
 	switch name {
 	case commands.New:
 		r, err = a.cmdNew(req)

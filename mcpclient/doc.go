@@ -50,6 +50,27 @@
 // and waits. A server that dies mid-session is restarted once, after a
 // delay, and its tools say so meanwhile.
 //
+// # Healing
+//
+// A call that gets no answer within its bound marks its server
+// [StateSuspect]. The next call first pings it ([Options.HealthTimeout]):
+// a server that answers is kept; one that does not is wedged, so its whole
+// process group is killed and it is started again, and it must advertise
+// the manifest it had. Restarts are budgeted ([Options.RestartBudget] per
+// [Options.RestartWindow]); past the budget the server stays down until
+// the oldest restart leaves the window. [Manager.Status] shows the state,
+// the restarts used, the last error and when a server may be retried.
+//
+// # Starting without waiting
+//
+// [Manager.Launch] starts servers in the background instead of waiting for
+// their handshakes, so a program's first model request goes out at once. A
+// server whose manifest is in [Options.ManifestCache], approved by the trust
+// store, has its tools offered at once; a call to one waits for the server,
+// and one that never comes up is withdrawn. Other servers' tools go to
+// [Options.OnReady] when they come up. A call waits only for the server it
+// calls.
+//
 // # Streamable HTTP
 //
 // A URL server gets the same trust and bounds; its connections go

@@ -79,7 +79,11 @@ func toolByName(t *testing.T, m *Manager, name string) *Tool {
 			return tl
 		}
 	}
-	t.Fatalf("no tool %s among %d; status %+v", name, len(m.Tools()), m.Status())
+	var states []string
+	for _, st := range m.Status() {
+		states = append(states, st.Name+": "+brief(st))
+	}
+	t.Fatalf("no tool %s among %d; status %s", name, len(m.Tools()), strings.Join(states, "; "))
 	return nil
 }
 

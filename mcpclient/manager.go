@@ -39,11 +39,21 @@ const (
 	// StateRevoked: it advertises something other than what was approved,
 	// at start or mid-session. It is stopped and must be approved again.
 	StateRevoked State = "revoked"
-	// StateRestarting: it stopped mid-session and is about to be started
-	// again; its tools report an error meanwhile.
+	// StateStarting: [Manager.Launch] is connecting it in the background.
+	// Tools offered from its cached manifest wait for it.
+	StateStarting State = "starting"
+	// StateSuspect: running and trusted, but a call to it got no answer
+	// within its call timeout. The next call first checks it with a ping
+	// bounded by [Options.HealthTimeout]: a server that answers is kept,
+	// one that does not is restarted.
+	StateSuspect State = "suspect"
+	// StateRestarting: it stopped mid-session, or failed its health check,
+	// and is being started again; calls wait for it or report an error.
 	StateRestarting State = "restarting"
 	// StateFailed: it could not be started, did not complete its handshake
-	// and tools/list in time, or stopped again after its one restart.
+	// and tools/list in time, stopped again after its one restart, or used
+	// up its restart budget ([Status.RetryAt] then says when a call may
+	// restart it again).
 	StateFailed State = "failed"
 	// StateStopped: the manager was closed.
 	StateStopped State = "stopped"
@@ -66,6 +76,30 @@ type Options struct {
 	// RestartDelay is the wait before restarting a server that stopped;
 	// zero means [DefaultRestartDelay].
 	RestartDelay time.Duration
+	// HealthTimeout bounds the ping that checks a server whose last call
+	// timed out; zero means [DefaultHealthTimeout].
+	HealthTimeout time.Duration
+	// RestartBudget is how many times a server may be restarted within
+	// RestartWindow; past it the server is failed until the oldest restart
+	// leaves the window. Zero means [DefaultRestartBudget].
+	RestartBudget int
+	// RestartWindow is the span RestartBudget counts over; zero means
+	// [DefaultRestartWindow].
+	RestartWindow time.Duration
+	// Now is the clock of the restart budget; nil means time.Now.
+	Now func() time.Time
+	// ManifestCache is the file where the manifest of each server is kept
+	// the last time it answered, so [Manager.Launch] can offer its tools
+	// before it is up. A cached manifest is used only while the trust
+	// store approves its hash, so an edited cache offers nothing. Empty
+	// means no cache: Launch offers a server's tools only once it is up.
+	ManifestCache string
+	// OnReady, when set, receives the tools of a server [Manager.Launch]
+	// brought up whose tools were not already offered from the manifest
+	// cache (none was cached, or it changed and the new one is approved). A
+	// program registers them here. It runs on a goroutine of the manager
+	// with no lock held. Nil means the tools are only in [Manager.Tools].
+	OnReady func(server string, tools []*Tool)
 	// OnWithdraw, when set, is called once for each server whose tools
 	// were offered and have stopped working for the rest of the manager's
 	// life: it was revoked (its tool list changed mid-session or across
@@ -109,7 +143,13 @@ type Manager struct {
 	environ    []string
 	handshake  time.Duration
 	delay      time.Duration
+	health     time.Duration
+	budget     int
+	window     time.Duration
+	now        func() time.Time
 	onWithdraw func(Withdrawal)
+	onReady    func(string, []*Tool)
+	cache      *manifestCache
 	timeoutKey func(server string) string
 	// after is the clock restarts wait on; tests replace it.
 	after func(time.Duration) <-chan time.Time
@@ -129,7 +169,26 @@ func NewManager(opts *Options) *Manager {
 	if opts != nil {
 		o = *opts
 	}
-	m := &Manager{trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay, onWithdraw: o.OnWithdraw, timeoutKey: o.CallTimeoutSetting, after: time.After}
+	m := &Manager{
+		trust: o.Trust, log: o.Logger, environ: o.Environ, handshake: o.HandshakeTimeout, delay: o.RestartDelay,
+		health: o.HealthTimeout, budget: o.RestartBudget, window: o.RestartWindow, now: o.Now,
+		onWithdraw: o.OnWithdraw, onReady: o.OnReady, timeoutKey: o.CallTimeoutSetting, after: time.After,
+	}
+	if o.ManifestCache != "" {
+		m.cache = &manifestCache{path: o.ManifestCache}
+	}
+	if m.health <= 0 {
+		m.health = DefaultHealthTimeout
+	}
+	if m.budget <= 0 {
+		m.budget = DefaultRestartBudget
+	}
+	if m.window <= 0 {
+		m.window = DefaultRestartWindow
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
 	if m.log == nil {
 		m.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -152,36 +211,10 @@ func NewManager(opts *Options) *Manager {
 // without affecting the others; Start returns an error only for
 // declarations that are invalid or repeat a name, before starting any.
 func (m *Manager) Start(ctx context.Context, decls []Server) error {
-	seen := map[string]bool{}
-	for _, d := range decls {
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		if seen[d.Name] {
-			return fmt.Errorf("mcp server %q is declared twice", d.Name)
-		}
-		seen[d.Name] = true
+	fresh, err := m.add(decls, nil)
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return errors.New("mcpclient: manager is closed")
-	}
-	for _, s := range m.servers {
-		if seen[s.cfg.Name] {
-			m.mu.Unlock()
-			return fmt.Errorf("mcp server %q is already started", s.cfg.Name)
-		}
-	}
-	fresh := make([]*server, len(decls))
-	for i, d := range decls {
-		fresh[i] = &server{m: m, cfg: d, state: StateFailed, reason: "starting"}
-	}
-	m.servers = append(m.servers, fresh...)
-	// Close waits for these too, so no process it did not see can outlive it.
-	m.bg.Add(len(fresh))
-	m.mu.Unlock()
-
 	// Close cancels connections still being set up.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -199,9 +232,98 @@ func (m *Manager) Start(ctx context.Context, decls []Server) error {
 	return nil
 }
 
+// Launch is Start without the wait: it returns at once and connects every
+// server in the background, so a program's first model request need not
+// wait for any handshake. A server whose manifest is in
+// [Options.ManifestCache], with a hash the trust store approves, has its
+// tools offered by [Manager.Tools] at once; a call to one waits for the
+// server to come up (at most the handshake bound) and fails if it does not,
+// and a server that fails to come up, or comes up advertising something
+// unapproved, is withdrawn ([Options.OnWithdraw]). The tools of a server
+// with nothing usable cached go to [Options.OnReady] once it is up.
+// Launch returns an error only for declarations that are invalid or repeat
+// a name, before starting any.
+func (m *Manager) Launch(decls []Server) error {
+	cached := map[string]Manifest{}
+	if m.cache != nil {
+		cached = m.cache.load(m.log)
+	}
+	fresh, err := m.add(decls, cached)
+	if err != nil {
+		return err
+	}
+	for _, s := range fresh {
+		go func() {
+			defer m.bg.Done()
+			s.start(m.ctx)
+			s.mu.Lock()
+			close(s.up)
+			s.up = nil
+			s.mu.Unlock()
+		}()
+	}
+	return nil
+}
+
+// add validates decls and records a server for each, to be started by the
+// caller, which must call m.bg.Done once per server when its start is
+// over. With cached non-nil (Launch), each server starts in StateStarting,
+// offering the tools of its cached manifest when the trust store approves
+// it.
+func (m *Manager) add(decls []Server, cached map[string]Manifest) ([]*server, error) {
+	seen := map[string]bool{}
+	for _, d := range decls {
+		if err := d.Validate(); err != nil {
+			return nil, err
+		}
+		if seen[d.Name] {
+			return nil, fmt.Errorf("mcp server %q is declared twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("mcpclient: manager is closed")
+	}
+	for _, s := range m.servers {
+		if seen[s.cfg.Name] {
+			return nil, fmt.Errorf("mcp server %q is already started", s.cfg.Name)
+		}
+	}
+	fresh := make([]*server, len(decls))
+	for i, d := range decls {
+		s := &server{m: m, cfg: d, state: StateFailed, reason: "starting"}
+		if cached != nil {
+			s.state, s.reason, s.up, s.launched = StateStarting, "starting in the background", make(chan struct{}), true
+			s.useCached(cached[d.Name])
+		}
+		fresh[i] = s
+	}
+	m.servers = append(m.servers, fresh...)
+	// Close waits for these too, so no process it did not see can outlive it.
+	m.bg.Add(len(fresh))
+	return fresh, nil
+}
+
+// offering reports whether the server's tools are handed out: it is
+// trusted, or it was and is only being checked, restarted or waited for.
+// s.mu is held.
+func (s *server) offering() bool {
+	switch s.state {
+	case StateTrusted, StateSuspect:
+		return true
+	case StateRestarting, StateStarting, StateFailed:
+		return s.offered != nil && !s.withdrawn
+	}
+	return false
+}
+
 // Tools returns the tools of every trusted server, sorted by name, named
 // mcp__<server>__<tool>, ready to register beside the built-in tools. Each
-// has the methods of the tools module's Tool interface.
+// has the methods of the tools module's Tool interface. A server being
+// checked, restarted or (after [Manager.Launch], from its cached manifest)
+// started keeps its tools here: a call waits for it or says why not.
 func (m *Manager) Tools() []*Tool {
 	m.mu.Lock()
 	servers := slices.Clone(m.servers)
@@ -209,7 +331,7 @@ func (m *Manager) Tools() []*Tool {
 	var out []*Tool
 	for _, s := range servers {
 		s.mu.Lock()
-		if s.state == StateTrusted {
+		if s.offering() {
 			out = append(out, s.tools...)
 		}
 		s.mu.Unlock()
@@ -273,6 +395,17 @@ type Status struct {
 	ApprovedSHA256 string `json:"approved_sha256,omitempty"`
 	// Tools are the advertised tools, as the model would see them.
 	Tools []ToolStatus `json:"tools"`
+	// Restarts is how many restarts of the server fall within the restart
+	// window ([Options.RestartWindow]), out of [Options.RestartBudget].
+	Restarts int `json:"restarts"`
+	// RestartBudget is the number of restarts allowed within the window.
+	RestartBudget int `json:"restart_budget"`
+	// LastError is the most recent failure seen (a call that timed out, a
+	// failed health check or restart); empty when there was none.
+	LastError string `json:"last_error,omitempty"`
+	// RetryAt, for a server failed because it used up its restart budget,
+	// is when a call may restart it again; zero otherwise.
+	RetryAt time.Time `json:"retry_at,omitzero"`
 }
 
 // ToolStatus is one advertised tool as the model would see it.
@@ -316,6 +449,23 @@ type server struct {
 	// withdrawal notice; withdrawn is set once that notice is due.
 	offered   []string
 	withdrawn bool
+	// healing is non-nil while a suspect server is checked and, if need
+	// be, restarted; calls wait for it.
+	healing chan struct{}
+	// restartLog holds the times of the restarts still inside the
+	// manager's restart window, oldest first.
+	restartLog []time.Time
+	// lastErr is the most recent failure, for Status.
+	lastErr string
+	// launched is set for a server started by Launch; up is closed (and
+	// set to nil) once its first connection is settled; cached is the hash
+	// of the cached manifest its tools were first offered from.
+	launched bool
+	up       chan struct{}
+	cached   string
+	// retryAt is when a server that used up its restart budget may be
+	// restarted again; zero otherwise.
+	retryAt time.Time
 }
 
 // attempt is one connection to a server: a process or an HTTP session.
@@ -358,6 +508,17 @@ func (a *attempt) close() {
 	closeIdle(a.http)
 }
 
+// kill ends a at once: a connection that stopped answering gets no
+// graceful stop, and its whole process group goes with it.
+func (a *attempt) kill() {
+	if a.proc != nil {
+		if p := a.proc.process(); p != nil {
+			killGroup(p.cmd.Process)
+		}
+	}
+	a.close()
+}
+
 func (s *server) logger() *slog.Logger { return s.m.log.With("mcp_server", s.cfg.Name) }
 
 // callTimeoutSetting names the setting that raises the server's call
@@ -378,6 +539,14 @@ func (s *server) start(ctx context.Context) {
 		return
 	}
 	hash := man.Hash()
+	if s.m.cache != nil {
+		// Whatever the verdict: the cache is only ever used for a hash the
+		// trust store approves, and caching an unapproved manifest lets
+		// the first launch after `mcp trust` offer its tools at once.
+		if err := s.m.cache.save(s.cfg.Name, man); err != nil {
+			s.logger().Warn("mcp manifest not cached", "err", err)
+		}
+	}
 	s.mu.Lock()
 	s.manifest, s.hash = man, hash
 	s.views, s.tools = s.buildTools(man)
@@ -409,6 +578,13 @@ func (s *server) start(ctx context.Context) {
 	default:
 		if !s.adopt(a, StateTrusted, "") {
 			a.close()
+			return
+		}
+		if s.launched && s.cached != hash && s.m.onReady != nil {
+			s.mu.Lock()
+			tools := slices.Clone(s.tools)
+			s.mu.Unlock()
+			s.m.onReady(s.cfg.Name, tools)
 		}
 	}
 }
@@ -447,8 +623,10 @@ func (s *server) adopt(a *attempt, st State, reason string) bool {
 func (s *server) refuse(a *attempt, st State, reason, approved string) {
 	s.mu.Lock()
 	s.state, s.reason, s.approved = st, reason, approved
+	w := s.withdrawLocked()
 	s.mu.Unlock()
 	a.close()
+	s.notify(w)
 }
 
 // setFailed records that the server could not be (re)started; a server
@@ -459,7 +637,7 @@ func (s *server) setFailed(reason string) {
 		s.mu.Unlock()
 		return
 	}
-	s.state, s.reason = StateFailed, reason
+	s.state, s.reason, s.lastErr = StateFailed, reason, reason
 	w := s.withdrawLocked()
 	s.mu.Unlock()
 	s.notify(w)
@@ -519,8 +697,24 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 
 	hctx, cancel := context.WithTimeout(ctx, s.m.handshake)
 	defer cancel()
+	// A caller that gives up (the manager closing) kills a process still
+	// in its handshake at once: it is owed no graceful stop, and the SDK
+	// would otherwise give it one before Connect returns.
+	defer context.AfterFunc(ctx, func() {
+		if a.proc != nil {
+			if p := a.proc.process(); p != nil {
+				killGroup(p.cmd.Process)
+			}
+		}
+	})()
 	fail := func(step string, err error) (*attempt, Manifest, error) {
-		a.close()
+		if ctx.Err() != nil {
+			// Closing: a server that never finished its handshake is owed
+			// no graceful stop.
+			a.kill()
+		} else {
+			a.close()
+		}
 		switch {
 		case a.over.Load():
 			return nil, Manifest{}, fmt.Errorf("%s: %w; connection killed", step, ErrMessageTooLarge)
@@ -619,7 +813,7 @@ func (s *server) ended(a *attempt) {
 	}
 	s.cur = nil
 	why := a.why()
-	if s.state != StateTrusted {
+	if s.state != StateTrusted && s.state != StateSuspect {
 		s.mu.Unlock()
 		return
 	}
@@ -632,6 +826,8 @@ func (s *server) ended(a *attempt) {
 		return
 	}
 	s.restarts++
+	s.restartLog = append(s.pruneRestarts(), s.m.now())
+	s.lastErr = "stopped (" + why + ")"
 	s.state, s.reason = StateRestarting, "stopped ("+why+"); restarting"
 	s.mu.Unlock()
 	s.logger().Warn("mcp server stopped; restarting once", "why", why, "after", s.m.delay)
@@ -794,7 +990,13 @@ func (s *server) shutdown() {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, Transport: s.cfg.transportName(), State: s.state, SHA256: s.hash, Tools: slices.Clone(s.views)}
+	st := Status{
+		Name: s.cfg.Name, Transport: s.cfg.transportName(), State: s.state, SHA256: s.hash, Tools: slices.Clone(s.views),
+		Restarts: len(s.pruneRestarts()), RestartBudget: s.m.budget, LastError: s.lastErr,
+	}
+	if s.state == StateFailed {
+		st.RetryAt = s.retryAt
+	}
 	if s.state != StateTrusted {
 		st.Reason = s.reason
 	}
@@ -808,14 +1010,28 @@ func (s *server) status() Status {
 }
 
 // ready returns the live connection for a call, waiting out a manifest
-// check in progress.
+// check or a health check in progress, and starting the health check of a
+// suspect server (or the restart of one whose restart budget has come
+// back).
 func (s *server) ready(ctx context.Context) (*attempt, error) {
 	s.mu.Lock()
-	for s.checking != nil {
-		ch := s.checking
+	for {
+		wait := s.checking
+		if wait == nil {
+			wait = s.healing
+		}
+		if wait == nil && s.state == StateStarting {
+			wait = s.up
+		}
+		if wait == nil && (s.state == StateSuspect || s.state == StateFailed && !s.retryAt.IsZero() && !s.m.now().Before(s.retryAt)) {
+			wait = s.startHeal()
+		}
+		if wait == nil {
+			break
+		}
 		s.mu.Unlock()
 		select {
-		case <-ch:
+		case <-wait:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -827,6 +1043,8 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 		// Not s.reason: its diff names tools of the new, unapproved list,
 		// and nothing of that list may reach the model.
 		return nil, fmt.Errorf("%w: %s", errGone, RevokedMessage(s.cfg.Name))
+	case s.state == StateFailed && !s.retryAt.IsZero():
+		return nil, fmt.Errorf("mcp server %q is down: %s", s.cfg.Name, Defang(s.reason))
 	case s.state == StateFailed:
 		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, Defang(s.reason))
 	case s.state != StateTrusted || s.cur == nil:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -68,8 +69,75 @@ func TestRealEverythingServer(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("the call cap did not hold: %s", d)
 	}
+	if st := statusOf(m, "everything"); st.State != StateSuspect {
+		t.Fatalf("after a timed-out call: %s, want suspect", brief(st))
+	}
 	if out, err := toolByName(t, m, "mcp__everything__echo").Execute(ctx, json.RawMessage(`{"message":"still here"}`)); err != nil || !strings.Contains(out, "still here") {
 		t.Fatalf("after a timed-out call: %q %v", out, err)
+	}
+	// It answered its health check: kept, not restarted.
+	if st := statusOf(m, "everything"); st.State != StateTrusted || st.Restarts != 0 {
+		t.Fatalf("a live server after its health check: %s", brief(st))
+	}
+}
+
+// serverPid is the pid of the process behind server name's live
+// connection.
+func serverPid(t *testing.T, m *Manager, name string) int {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.servers {
+		if s.cfg.Name != name {
+			continue
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.cur != nil && s.cur.proc != nil {
+			if p := s.cur.proc.process(); p != nil {
+				return p.cmd.Process.Pid
+			}
+		}
+	}
+	t.Fatalf("no live process for %s", name)
+	return 0
+}
+
+// A real server that wedges (stopped by a signal, so nothing answers) is
+// healed by the call after the one that timed out: a failed health check,
+// its process group killed, a new process that answers.
+func TestRealWedgedServerIsRestarted(t *testing.T) {
+	bin := npmServer(t, "mcp-server-everything")
+	m, _ := startTrusted(t, &Options{HealthTimeout: time.Second}, Server{Name: "everything", Command: bin, CallTimeout: 2 * time.Second})
+	ctx := context.Background()
+	// Past its start-up chatter first (it announces a tools change once
+	// initialized, and a call waits for that check).
+	if _, err := toolByName(t, m, "mcp__everything__echo").Execute(ctx, json.RawMessage(`{"message":"up"}`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	pid := serverPid(t, m, "everything")
+	if err := syscall.Kill(-pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	_, err := toolByName(t, m, "mcp__everything__echo").Execute(ctx, json.RawMessage(`{"message":"stuck"}`))
+	if err == nil || !strings.Contains(err.Error(), "no answer within 2s") {
+		t.Fatalf("call to the wedged server: %v", err)
+	}
+	start := time.Now()
+	out, err := toolByName(t, m, "mcp__everything__echo").Execute(ctx, json.RawMessage(`{"message":"healed"}`))
+	if err != nil || !strings.Contains(out, "Echo: healed") {
+		t.Fatalf("the call after: %q %v; %s", out, err, brief(statusOf(m, "everything")))
+	}
+	t.Logf("healing call took %s", time.Since(start))
+	if !gone(pid) {
+		t.Fatalf("the wedged process %d is still there", pid)
+	}
+	if st := statusOf(m, "everything"); st.State != StateTrusted || st.Restarts != 1 {
+		t.Fatalf("after healing: %s", brief(st))
+	}
+	if serverPid(t, m, "everything") == pid {
+		t.Fatal("the same process still serves")
 	}
 }
 

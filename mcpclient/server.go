@@ -18,6 +18,14 @@ const (
 	// DefaultRestartDelay is the wait before the one restart of a server
 	// that died.
 	DefaultRestartDelay = time.Second
+	// DefaultHealthTimeout bounds the ping that decides whether a server
+	// whose call timed out is alive.
+	DefaultHealthTimeout = 5 * time.Second
+	// DefaultRestartBudget is how many restarts a server gets within
+	// [DefaultRestartWindow].
+	DefaultRestartBudget = 3
+	// DefaultRestartWindow is the span over which restarts are counted.
+	DefaultRestartWindow = 10 * time.Minute
 )
 
 // maxServerName keeps mcp__<server>__<tool> inside the 64 characters the

@@ -28,8 +28,16 @@ func runTestMode(mode string) int {
 	case "good":
 		return serveGood()
 	case "silent":
-		// Never answers the handshake; holds stdin open.
+		// Never answers the handshake (hangs on initialize); holds stdin
+		// open.
 		select {}
+	case "good-or-hang":
+		// The good server, unless MCPTEST_HANGFILE exists: then it hangs
+		// on initialize, the way a server wedged at start does.
+		if _, err := os.Stat(os.Getenv("MCPTEST_HANGFILE")); err == nil {
+			select {}
+		}
+		return serveGood()
 	case "oversize-init":
 		r := bufio.NewReader(os.Stdin)
 		r.ReadString('\n')
@@ -78,6 +86,13 @@ func testServer() *mcp.Server {
 		case <-ctx.Done():
 		}
 		return text("slept"), nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "freeze", Description: "Wedges the whole server: it stops itself, so nothing answers, not even a ping.", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// Stop again if anything continues it: only SIGKILL ends this.
+		for {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			time.Sleep(time.Millisecond)
+		}
 	})
 	srv.AddTool(&mcp.Tool{Name: "die", Description: "Exits mid-call.", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fmt.Fprintln(os.Stderr, "dying on purpose")

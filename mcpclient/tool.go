@@ -81,6 +81,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error
 		case ctx.Err() != nil:
 			return "", ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			t.s.suspect(a, fmt.Sprintf("a call of %s got no answer within %s", t.remote, limit))
 			return "", fmt.Errorf("%s: no answer within %s; if this server is just slow, raise %s", t.name, limit, t.s.callTimeoutSetting())
 		}
 		select {

@@ -1,11 +1,12 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,10 +72,14 @@ func CompactionCut(msgs []Message, keep int) int {
 // The replaced messages are first appended to the archive (ArchivePath) and
 // flushed to stable storage; if that fails the compaction is abandoned and
 // sess is left unchanged, because a summary can be computed again but
-// history that was dropped cannot. The previous compaction record, if any,
-// is not archived: its content is expected to be folded into summary. The
-// counters of the session's Meta are updated afterwards; a failure there is
-// returned but does not undo the compaction.
+// history that was dropped cannot. If the session cannot be saved after
+// that (a full disk, say), the archive is cut back to its previous size, so
+// a compaction is all or nothing and trying it again archives nothing
+// twice; a crash between the two steps is covered by Archive, which does
+// not append what the archive already ends with. The previous compaction
+// record, if any, is not archived: its content is expected to be folded
+// into summary. The counters of the session's Meta are updated afterwards;
+// a failure there is returned but does not undo the compaction.
 //
 // The caller should hold Lock for sess.Key, as for any change to a session.
 func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) error {
@@ -92,7 +97,8 @@ func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) er
 		return fmt.Errorf("memory: compact session %q: cut %d would separate a tool result from its call", sess.Key, cut)
 	}
 	moved := sess.Messages[start:cut]
-	if err := s.Archive(sess.Key, moved); err != nil {
+	undo, err := s.archive(sess.Key, moved)
+	if err != nil {
 		return fmt.Errorf("memory: compact session %q abandoned: %w", sess.Key, err)
 	}
 	record := Message{Role: "system", Kind: KindCompaction, Content: summary, Time: at}
@@ -100,6 +106,11 @@ func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) er
 	sess.Messages = append([]Message{record}, slices.Clone(old[cut:])...)
 	if err := s.Save(sess); err != nil {
 		sess.Messages = old
+		if uerr := undo(); uerr != nil {
+			// The next compaction finds these messages at the archive's
+			// end and does not append them again.
+			err = errors.Join(err, fmt.Errorf("cut the archive back: %w", uerr))
+		}
 		return fmt.Errorf("memory: compact: %w (the archived messages are still in the session)", err)
 	}
 	n := len(moved)
@@ -114,55 +125,179 @@ func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) er
 // one JSON line each, and syncs the file before returning. The archive is
 // append-only: nothing in joshbot rewrites, rotates or prunes it except an
 // explicit `joshbot sessions prune`.
+//
+// The append is idempotent and atomic. Messages the archive already ends
+// with (the whole of msgs, or its start) are not written again, which is
+// what an earlier attempt that was cut off after its append left behind;
+// and an append that fails (a full disk) is truncated away, so the archive
+// never keeps a torn line or half of msgs.
 func (s *Store) Archive(key string, msgs []Message) error {
+	_, err := s.archive(key, msgs)
+	return err
+}
+
+// archive is Archive, returning the function that cuts the archive back to
+// its size before this call (a no-op when nothing was appended, or when
+// another writer appended since).
+func (s *Store) archive(key string, msgs []Message) (undo func() error, err error) {
+	noop := func() error { return nil }
 	path, err := s.ArchivePath(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	ends := make([]int, len(msgs))
 	for i := range msgs {
 		if err := enc.Encode(&msgs[i]); err != nil {
-			return fmt.Errorf("archive: encode message %d: %w", i, err)
+			return nil, fmt.Errorf("archive: encode message %d: %w", i, err)
 		}
+		ends[i] = buf.Len()
+	}
+	if len(msgs) == 0 {
+		return noop, nil
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+		return nil, fmt.Errorf("archive: %w", err)
 	}
 	defer unlock()
-	return appendSync(path, buf.Bytes())
+	done, err := archivedPrefix(path, buf.Bytes(), ends)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	if done == len(msgs) {
+		return noop, nil
+	}
+	from := 0
+	if done > 0 {
+		from = ends[done-1]
+	}
+	before, after, err := appendSyncSized(path, buf.Bytes()[from:], s.writerFor)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		unlock, err := s.lockKey(key)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		return truncateIfSize(path, after, before)
+	}, nil
+}
+
+// archivedPrefix reports how many of the records in enc (message i ends at
+// ends[i]) the file at path already ends with, as whole lines: the most k
+// such that the file's last bytes are enc[:ends[k-1]] preceded by a newline
+// or the start of the file.
+func archivedPrefix(path string, enc []byte, ends []int) (int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	n := min(info.Size(), int64(len(enc))+1)
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, info.Size()-n); err != nil {
+		return 0, err
+	}
+	for k := len(ends); k > 0; k-- {
+		want := enc[:ends[k-1]]
+		if !bytes.HasSuffix(tail, want) {
+			continue
+		}
+		at := int64(len(tail) - len(want))
+		if info.Size()-int64(len(want)) == 0 || (at > 0 && tail[at-1] == '\n') {
+			return k, nil
+		}
+	}
+	return 0, nil
+}
+
+// truncateIfSize cuts the file at path back to size to when it is still
+// from bytes long, and syncs it.
+func truncateIfSize(path string, from, to int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.Size() != from {
+		return nil
+	}
+	if err := f.Truncate(to); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // appendSync appends b to the file name (mode 0600), making sure the file
 // ends in a newline first so a line torn by an earlier crash cannot glue
-// itself to the new data, and syncs it.
+// itself to the new data, and syncs it. A failed append is truncated away,
+// so the file keeps its old bytes and no torn line.
 func appendSync(name string, b []byte) (err error) {
+	_, _, err = appendSyncSized(name, b, nil)
+	return err
+}
+
+// appendSyncSized is appendSync writing through wrap when it is not nil;
+// it returns the file's size before and after the append.
+func appendSyncSized(name string, b []byte, wrap func(string, io.Writer) io.Writer) (before, after int64, err error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+	info, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	size := info.Size()
+	if size > 0 {
 		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, info.Size()-1); err != nil {
-			return err
+		if _, err := f.ReadAt(last, size-1); err != nil {
+			return 0, 0, err
 		}
 		if last[0] != '\n' {
 			b = append([]byte{'\n'}, b...)
 		}
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	if _, err := w.Write(b); err != nil {
-		return err
+	defer func() {
+		if err != nil {
+			// Whatever part reached the file is cut off again; if even
+			// that fails, the next append starts on a fresh line and the
+			// reader quarantines the torn one.
+			if terr := f.Truncate(size); terr == nil {
+				f.Sync()
+			}
+		}
+	}()
+	var to io.Writer = f
+	if wrap != nil {
+		to = wrap(name, f)
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if _, err := to.Write(b); err != nil {
+		return 0, 0, err
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return 0, 0, err
+	}
+	return size, size + int64(len(b)), nil
 }

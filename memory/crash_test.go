@@ -20,7 +20,11 @@ import (
 const childEnv = "JOSHBOT_MEMORY_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(childEnv); mode != "" {
+	if mode := os.Getenv(childEnv); mode == "fulldisk" {
+		os.Exit(runFullDiskChild())
+	} else if strings.HasPrefix(mode, "turn") {
+		os.Exit(runTurnChild(mode))
+	} else if mode != "" {
 		os.Exit(runChild(mode))
 	}
 	os.Exit(m.Run())

@@ -19,7 +19,10 @@
 //	if err != nil {
 //		return err
 //	}
-//	unlock := store.Lock("telegram:12345") // one turn at a time per chat
+//	unlock, err := store.Lock(ctx, "telegram:12345") // one turn at a time per chat, across processes
+//	if err != nil {
+//		return err
+//	}
 //	defer unlock()
 //	sess, err := store.Load("telegram:12345") // empty if new
 //	if err != nil {

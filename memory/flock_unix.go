@@ -3,9 +3,11 @@
 package memory
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // lockFile takes an exclusive advisory lock on name, creating it with mode
@@ -14,22 +16,48 @@ import (
 // -m`, say) from both loading a session, each adding a message, and one
 // rename discarding the other's.
 func lockFile(name string) (unlock func(), err error) {
+	return lockFileCtx(context.Background(), name)
+}
+
+// lockFileCtx is lockFile that gives up when ctx is done. A blocking flock
+// cannot be interrupted, so a lock that is busy is tried again after a
+// short pause that grows to lockPollMax.
+func lockFileCtx(ctx context.Context, name string) (unlock func(), err error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
+	how := syscall.LOCK_EX
+	if ctx.Done() != nil {
+		how |= syscall.LOCK_NB
+	}
+	pause := time.Millisecond
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err == nil {
 			break
 		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != syscall.EWOULDBLOCK {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for lock %s: %w", name, context.Cause(ctx))
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, lockPollMax)
 	}
 	return func() {
 		// Closing the descriptor releases the lock.
 		f.Close()
 	}, nil
 }
+
+// lockPollMax bounds the pause between attempts on a busy lock: short
+// beside a model call, long enough that waiters cost nothing.
+const lockPollMax = 20 * time.Millisecond

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -19,7 +21,7 @@ func TestLockSerializes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range iterations {
-				unlock := s.Lock("telegram:1")
+				unlock := lockTurn(&s, "telegram:1")
 				inside++
 				if inside != 1 {
 					t.Errorf("%d holders inside the lock", inside)
@@ -45,10 +47,10 @@ func TestLockSerializes(t *testing.T) {
 
 func TestLockIndependentKeys(t *testing.T) {
 	var s Store
-	unlockA := s.Lock("api:a")
+	unlockA := lockTurn(&s, "api:a")
 	done := make(chan struct{})
 	go func() {
-		unlockB := s.Lock("api:b") // must not wait for api:a
+		unlockB := lockTurn(&s, "api:b") // must not wait for api:a
 		unlockB()
 		close(done)
 	}()
@@ -68,14 +70,14 @@ func TestLockMapShrinks(t *testing.T) {
 	var s Store
 	var unlocks []func()
 	for i := range 100 {
-		unlocks = append(unlocks, s.Lock(fmt.Sprint("api:", i)))
+		unlocks = append(unlocks, lockTurn(&s, fmt.Sprint("api:", i)))
 	}
 	if n := s.turns.len(); n != 100 {
 		t.Fatalf("lock map holds %d entries, want 100", n)
 	}
 	// A waiter keeps an entry alive after its holder leaves.
 	acquired := make(chan func())
-	go func() { acquired <- s.Lock("api:0") }()
+	go func() { acquired <- lockTurn(&s, "api:0") }()
 	waitFor(t, func() bool {
 		s.turns.mu.Lock()
 		defer s.turns.mu.Unlock()
@@ -141,5 +143,48 @@ func TestReadsDoNotWaitForAWriter(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("LoadMeta or Load of a missing session waited for the session's writer lock")
+	}
+}
+
+// lockTurn takes s.Lock without a deadline; it cannot fail for the zero
+// Store, so a failure is a bug worth a panic.
+func lockTurn(s *Store, key string) (unlock func()) {
+	unlock, err := s.Lock(context.Background(), key)
+	if err != nil {
+		panic(err)
+	}
+	return unlock
+}
+
+// TestLockGivesUpWithContext: a turn waiting for another turn of its
+// session ends when its context does, holding nothing, both behind a
+// holder in this process and behind one in another process.
+func TestLockGivesUpWithContext(t *testing.T) {
+	s := newTestStore(t)
+	const key = "cli:wait"
+	unlock := lockTurn(s, key)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := s.Lock(ctx, key); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock behind a holder in this process = %v, want the deadline", err)
+	}
+	unlock()
+
+	// Another Store on the same directory stands for another process:
+	// only the lock file is shared.
+	other, err := NewStore(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock = lockTurn(other, key)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel2()
+	if _, err := s.Lock(ctx2, key); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock behind a holder on the lock file = %v, want the deadline", err)
+	}
+	unlock()
+	lockTurn(s, key)()
+	if n := s.turns.len(); n != 0 {
+		t.Errorf("lock map holds %d entries after a failed wait", n)
 	}
 }

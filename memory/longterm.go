@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +96,8 @@ type LongTermOptions struct {
 const LockFileName = ".memory.lock"
 
 // OpenLongTerm returns the long-term memory kept in the workspace dir,
-// creating dir if needed.
+// creating dir if needed. Temporary files that an interrupted write left in
+// dir or the session memory directory more than a minute ago are removed.
 func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if dir == "" {
 		return nil, errors.New("memory: open long-term memory: the workspace directory is empty")
@@ -131,6 +133,9 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: open long-term memory: %w", err)
 	}
+	// Leftovers of writes a killed process never renamed into place.
+	sweepTemp(l.dir)
+	sweepTemp(l.sessDir)
 	return l, nil
 }
 
@@ -175,7 +180,9 @@ func (l *LongTerm) SessionDir() string { return l.sessDir }
 func (l *LongTerm) HistoryPath() string { return filepath.Join(l.dir, HistoryFileName) }
 
 // ReadFacts returns the text of scope's fact file, or "" when it does not
-// exist.
+// exist. Damage (NUL bytes, control characters, invalid UTF-8) is cleaned
+// out of the text as [CleanText] does, with a warning logged through
+// log/slog.
 func (l *LongTerm) ReadFacts(scope string) (string, error) {
 	p, err := l.FactsPath(scope)
 	if err != nil {
@@ -188,7 +195,11 @@ func (l *LongTerm) ReadFacts(scope string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("memory: read facts: %w", err)
 	}
-	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), nil
+	text, changed := CleanText(b)
+	if changed {
+		slog.Warn("memory: fact file holds NUL bytes, control characters or invalid UTF-8; using a cleaned copy (the file is unchanged)", "file", p)
+	}
+	return text, nil
 }
 
 // Facts returns the facts (the "- " bullet lines) of scope's fact file.

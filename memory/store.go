@@ -3,6 +3,7 @@ package memory
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -120,10 +122,9 @@ const MaxLineBytes = 16 << 20
 // atomic (write to a temporary file, then rename), so a reader never sees a
 // partially written session, even across processes. Load, Save and Append
 // also take an advisory lock shared with other processes (on Unix), so two
-// processes appending to one session both keep their messages. Two
-// processes that each hold a session across a whole turn and then save it
-// can still overwrite each other, because the turn lock (see Lock) is per
-// process.
+// processes appending to one session both keep their messages. A caller
+// that holds a session across a whole turn and then saves it holds the turn
+// lock (see Lock), which is shared across processes too.
 //
 // Use NewStore to create a Store; the zero Store has no directory and its
 // file methods return an error.
@@ -132,13 +133,18 @@ type Store struct {
 	turns keyedMutex // held by callers across a turn; see Lock
 	files keyedMutex // held by Store methods around file access for one key
 	cache *sessionCache
+	// wrapWriter, when set, stands between the store and every file it
+	// writes; tests use it to fill the disk.
+	wrapWriter func(name string, w io.Writer) io.Writer
 }
 
 var errNoDir = errors.New("memory: Store has no directory; create it with NewStore")
 
 // NewStore returns a Store that keeps its sessions in dir, creating dir (and
 // its parents) if needed. Session history is private, so dir is given mode
-// 0700, also when it already existed with looser permissions.
+// 0700, also when it already existed with looser permissions. Temporary
+// files that an interrupted write left in dir more than a minute ago are
+// removed.
 func NewStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("memory: new store: directory is empty")
@@ -153,6 +159,9 @@ func NewStore(dir string) (*Store, error) {
 	if err := os.Chmod(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: new store: %w", err)
 	}
+	// Writes are temp file plus rename; a process killed in between
+	// leaves its temp file, which nothing else would ever remove.
+	sweepTemp(abs)
 	return &Store{dir: abs, cache: newSessionCache()}, nil
 }
 
@@ -197,17 +206,55 @@ func (s *Store) Keys() ([]string, error) {
 	return keys, nil
 }
 
-// Lock blocks until the caller holds the turn lock for key and returns the
-// function that releases it. Holding it across load, model call and save
-// stops two turns of the same session from interleaving and losing messages.
+// Lock blocks until the caller holds the turn lock for key, or ctx is done,
+// and returns the function that releases it. Holding it from Load to the
+// final Save of a turn stops two turns of the same session from
+// interleaving and one overwriting the other's messages.
 //
-// The lock is per Store value and per process; it does not coordinate
-// separate processes. It is not reentrant. The key is not validated, and
-// Load, Save and Append do not take this lock themselves, so they may be
-// called while it is held. Calling unlock more than once is harmless. Memory
-// for a key's lock is released once nobody holds or waits for it.
-func (s *Store) Lock(key string) (unlock func()) {
-	return s.turns.lock(key)
+// The lock is shared by every Store on the same directory, in this process
+// and in others: goroutines queue on an in-process mutex, processes on an
+// advisory lock (flock on Unix) of the hidden file TurnLockPath(key) in Dir.
+// The zero Store, which has no directory, locks within the process only.
+// It is not reentrant, and Load, Save, Append and Compact do not take it
+// themselves, so they may be called while it is held. On failure (ctx done,
+// an invalid key, the lock file not opening) nothing is held and the error
+// says why. Calling unlock more than once is harmless. Memory for a key's
+// lock is released once nobody holds or waits for it.
+func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error) {
+	inproc, err := s.turns.lockCtx(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
+	}
+	if s.dir == "" {
+		return inproc, nil
+	}
+	path, err := s.TurnLockPath(key)
+	if err != nil {
+		inproc()
+		return nil, err
+	}
+	release, err := lockFileCtx(ctx, path)
+	if err != nil {
+		inproc()
+		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { release(); inproc() }) }, nil
+}
+
+// TurnLockPath returns the lock file that [Store.Lock] locks for key: a
+// hidden file in Dir, beside the session, never inside a workspace that
+// tools can write. It exists once a turn has run and stays, even after
+// Remove: a process may be waiting on it, and deleting a lock file others
+// wait on would let one holder in on the old file and another on the new.
+func (s *Store) TurnLockPath(key string) (string, error) {
+	if s.dir == "" {
+		return "", errNoDir
+	}
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.dir, "."+keyStem(key)+".turn.lock"), nil
 }
 
 // Load reads the session for key. A session that has never been saved is
@@ -432,7 +479,7 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 	if err := tmp.Chmod(0o600); err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 64<<10)
+	w := bufio.NewWriterSize(s.writerFor(tmp.Name(), tmp), 64<<10)
 	if err := fill(w); err != nil {
 		return err
 	}
@@ -454,6 +501,14 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 		return nil
 	}
 	return s.syncDir()
+}
+
+// writerFor is w, through the test's fault injection when there is one.
+func (s *Store) writerFor(name string, w io.Writer) io.Writer {
+	if s.wrapWriter != nil {
+		return s.wrapWriter(name, w)
+	}
+	return w
 }
 
 func (s *Store) syncDir() error {

@@ -401,7 +401,7 @@ func (c *Client) transportError(ctx context.Context, hreq *http.Request, err err
 		te.Err = uerr.Err
 	}
 	if context.Cause(ctx) == errClientTimeout {
-		te.Timeout, te.limit, te.Err = true, c.timeout, context.DeadlineExceeded
+		te.Timeout, te.Limit, te.Err = true, c.timeout, context.DeadlineExceeded
 	} else if ctxErr := ctx.Err(); ctxErr != nil {
 		te.Err = ctxErr
 	}

@@ -23,6 +23,14 @@ import (
 // partial [Response] returned alongside holds whatever had arrived.
 var ErrStreamInterrupted = errors.New("stream ended unexpectedly")
 
+// ErrMalformedStream is wrapped by the error [Client.ChatStream] returns
+// when a stream ended (even with [DONE] or a finish reason) without a
+// single event it could decode that carried text or a tool call, but with
+// events it could not decode, or with no event at all: a garbled answer,
+// not an empty one. A [Chain] retries it and then falls back, like a
+// network error.
+var ErrMalformedStream = errors.New("stream carried no valid event")
+
 // Limits on how much upstream text an error message may carry.
 const (
 	maxMessageLen = 1000 // a message the provider wrote for humans
@@ -286,11 +294,12 @@ type TransportError struct {
 	// Timeout is true when the client's own per-request timeout
 	// ([ClientOptions.Timeout]) fired, rather than the caller's context.
 	Timeout bool
+	// Limit is the client timeout that fired when Timeout is true, so a
+	// program can say which of its own settings to raise; zero otherwise.
+	Limit time.Duration
 	// Err is the cause. A stream that stopped mid-answer has a nil Err:
 	// the error wrapping this one also wraps [ErrStreamInterrupted].
 	Err error
-
-	limit time.Duration // the timeout that fired, for the message
 }
 
 // Error renders the failure on one line, for example
@@ -301,7 +310,7 @@ func (e *TransportError) Error() string {
 		name = "provider"
 	}
 	if e.Timeout {
-		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.limit, context.DeadlineExceeded)
+		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.Limit, context.DeadlineExceeded)
 	}
 	if e.Err == nil {
 		return name + ": request failed"

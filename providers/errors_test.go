@@ -282,6 +282,10 @@ func TestTransportErrorTimeout(t *testing.T) {
 	if !errors.As(err, &te) || !te.Timeout || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error = %v, want a TransportError with Timeout set wrapping context.DeadlineExceeded", err)
 	}
+	// A program names its own setting from Limit.
+	if te.Limit != 100*time.Millisecond {
+		t.Errorf("Limit = %s, want the 100ms that fired", te.Limit)
+	}
 }
 
 func TestCallerCancel(t *testing.T) {

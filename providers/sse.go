@@ -135,6 +135,12 @@ func (d *streamDecoder) decode(status int) (*Response, error) {
 	if !d.done && d.finish == "" {
 		return d.response(), fmt.Errorf("%s: %w after %s, without [DONE] or a finish reason", d.name, ErrStreamInterrupted, d.progress())
 	}
+	if d.content.Len() == 0 && len(d.calls) == 0 && (d.events == 0 || d.skipped > 0) {
+		// Nothing usable arrived and what did arrive was garbled (or
+		// nothing at all did): a broken answer, which must not pass for
+		// an empty one the caller would show and save.
+		return d.response(), fmt.Errorf("%s: %w: %s", d.name, ErrMalformedStream, d.progress())
+	}
 	return d.response(), nil
 }
 

@@ -41,6 +41,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req *Request, re
 		_, _ = w.Write([]byte(reply.Body))
 	case status < 200 || status > 299:
 		writeError(w, status, http.StatusText(status), "")
+	case reply.Malformed:
+		writeMalformed(w, req, status)
 	case reply.DieAfterChunks > 0 && !req.Stream:
 		dropConnection(w)
 	case req.Stream:
@@ -48,6 +50,24 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req *Request, re
 	default:
 		h.writeCompletion(w, req, &reply, status)
 	}
+}
+
+// writeMalformed sends a success status with a body no client can decode.
+func writeMalformed(w http.ResponseWriter, req *Request, status int) {
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"id":"chatcmpl-providertest","choices":[{"index":0,"message":{"role":"assist`))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(": providertest\n\n" +
+		`data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\n\n" +
+		"data: not json at all\n\n" +
+		`data: {"choices":[{"index":0,"delta":{"content":"lo"}}]` + "}}\n\n" +
+		"data: [DONE]\n\n"))
 }
 
 func guessContentType(body string) string {

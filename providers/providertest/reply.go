@@ -69,6 +69,12 @@ type Reply struct {
 	// finish reason or [DONE]. A non-streamed request gets its connection
 	// dropped before any response.
 	DieAfterChunks int
+	// Malformed, when true, answers 200 with nothing a client can decode:
+	// a stream request gets the opening role event, then data events that
+	// are not JSON, then [DONE], the way a broken proxy or a buggy local
+	// server garbles an answer; a non-streamed request gets a completion
+	// cut off in the middle of its JSON.
+	Malformed bool
 	// Delay holds the reply back, to exercise client timeouts. The wait
 	// ends early if the client goes away or the handler is closed.
 	Delay time.Duration
@@ -86,6 +92,10 @@ func ToolCalls(calls ...providers.ToolCall) Reply { return Reply{ToolCalls: call
 func Call(name, args string) providers.ToolCall {
 	return providers.ToolCall{Type: "function", Function: providers.FunctionCall{Name: name, Arguments: args}}
 }
+
+// MalformedStream returns a reply that answers 200 with undecodable
+// events (see [Reply.Malformed]).
+func MalformedStream() Reply { return Reply{Malformed: true} }
 
 // Error returns a reply with the given HTTP status and an OpenAI-shaped
 // error body carrying message.

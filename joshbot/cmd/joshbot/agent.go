@@ -41,10 +41,11 @@ func (a *app) agentCommand() *cobra.Command {
 			defer rt.Close()
 			defer a.drainAgent(cmd.Context(), rt.agent)
 			if resume {
+				named := ""
 				if cmd.Flags().Changed("session") {
-					return errors.New("--continue picks the most recent session itself: drop --session, or drop --continue")
+					named = session
 				}
-				if session, err = a.continueSession(rt.sessions); err != nil {
+				if session, err = a.continueSession(rt.sessions, named); err != nil {
 					return err
 				}
 			}
@@ -60,7 +61,7 @@ func (a *app) agentCommand() *cobra.Command {
 	cmd.Flags().StringVarP(&message, "message", "m", "", "send one message and print the reply")
 	cmd.Flags().StringVarP(&session, "session", "s", defaultSession, "session key, channel:name")
 	a.addProfileFlag(cmd)
-	cmd.Flags().BoolVarP(&resume, "continue", "c", false, "continue the most recently updated session (a one-line recap goes to stderr)")
+	cmd.Flags().BoolVarP(&resume, "continue", "c", false, "continue the command line's most recent session, or the one --session names (a one-line recap goes to stderr)")
 	return cmd
 }
 
@@ -85,6 +86,10 @@ func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
 		return nil
 	}
 	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
+		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
+	}
+	if reply != nil && !streamed && errors.Is(err, agent.ErrNotSaved) {
+		// The answer is real; only its keeping failed.
 		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
 	}
 	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(strings.TrimPrefix(err.Error(), "agent: ")))

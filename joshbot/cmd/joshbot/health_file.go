@@ -13,6 +13,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -26,6 +27,25 @@ const healthEvery = 5 * time.Second
 
 type healthDoc struct {
 	Providers []output.ProviderHealth `json:"providers"`
+	// MCPServers are the process's MCP servers as it last saw them (state,
+	// restarts, last error); only the running-state fields are set.
+	MCPServers []output.MCPServerStatus `json:"mcp_servers,omitempty"`
+}
+
+// mcpEntries is the running state of m's servers, for the health file.
+func mcpEntries(m *mcpclient.Manager) []output.MCPServerStatus {
+	if m == nil {
+		return nil
+	}
+	var out []output.MCPServerStatus
+	for _, st := range m.Status() {
+		e := output.MCPServerStatus{Name: st.Name, State: string(st.State), Restarts: st.Restarts, RestartBudget: st.RestartBudget, LastError: redact.String(st.LastError)}
+		if !st.RetryAt.IsZero() {
+			e.RetryAt = st.RetryAt.UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // healthEntries converts a snapshot taken at now into report entries with
@@ -50,9 +70,9 @@ func (a *app) persistHealth(ctx context.Context, home string, tick <-chan time.T
 	if a.health == nil {
 		return
 	}
-	var last []output.ProviderHealth
+	var last healthDoc
 	write := func() {
-		cur := healthEntries(a.health.Snapshot(), time.Now())
+		cur := healthDoc{Providers: healthEntries(a.health.Snapshot(), time.Now()), MCPServers: mcpEntries(a.mcp)}
 		if reflect.DeepEqual(cur, last) {
 			return
 		}
@@ -73,8 +93,8 @@ func (a *app) persistHealth(ctx context.Context, home string, tick <-chan time.T
 	}
 }
 
-func writeHealth(home string, entries []output.ProviderHealth) error {
-	b, err := json.MarshalIndent(healthDoc{Providers: entries}, "", "  ")
+func writeHealth(home string, doc healthDoc) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -96,22 +116,22 @@ func writeHealth(home string, entries []output.ProviderHealth) error {
 
 // readHealth returns what a running process last recorded; none when no
 // daemon has run.
-func readHealth(home string) ([]output.ProviderHealth, error) {
+func readHealth(home string) (healthDoc, error) {
+	doc := healthDoc{Providers: []output.ProviderHealth{}}
 	b, err := os.ReadFile(filepath.Join(home, healthFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return []output.ProviderHealth{}, nil
+		return doc, nil
 	}
 	if err != nil {
-		return nil, err
+		return doc, err
 	}
-	var doc healthDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %w", healthFile, err)
+		return doc, fmt.Errorf("%s is not valid JSON: %w", healthFile, err)
 	}
 	if doc.Providers == nil {
 		doc.Providers = []output.ProviderHealth{}
 	}
-	return doc.Providers, nil
+	return doc, nil
 }
 
 // startHealthFile runs persistHealth for a daemon; the returned function

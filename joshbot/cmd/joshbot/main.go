@@ -33,6 +33,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -102,6 +103,9 @@ type app struct {
 	// conversations learn from one another's failures.
 	health    *providers.Health
 	wrapTools toolWrapper // set by serve to report tool progress
+	// mcp is the process's MCP manager, once the runtime is loaded, so
+	// the health file can record its servers' state for `status`.
+	mcp *mcpclient.Manager
 	// lenientConfig lets the daemons (gateway, serve) start on defaults
 	// after an ordinary config mistake; see config.LoadLenient.
 	lenientConfig bool

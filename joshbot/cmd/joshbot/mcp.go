@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -196,7 +193,9 @@ func inspectMCP(ctx context.Context, cfg *config.Config, store *mcpclient.TrustS
 			decls = append(decls, s.Server(n))
 		}
 	}
-	m := mcpclient.NewManager(&mcpclient.Options{Trust: store})
+	// The manifests read here are cached, so the next agent, gateway or
+	// serve offers a server approved meanwhile at once.
+	m := mcpclient.NewManager(&mcpclient.Options{Trust: store, ManifestCache: filepath.Join(filepath.Dir(store.Path()), manifestCacheFile)})
 	defer m.Close()
 	if err := m.Start(ctx, decls); err != nil {
 		return nil, err
@@ -246,6 +245,12 @@ func writeMCPText(w io.Writer, doc *mcpDoc) {
 		if s.Reason != "" {
 			fmt.Fprintf(w, "  %s\n", displayable(s.Reason))
 		}
+		if s.Restarts > 0 || s.LastError != "" {
+			fmt.Fprintf(w, "  restarts: %d of %d in the window; last error: %s\n", s.Restarts, s.RestartBudget, displayable(s.LastError))
+		}
+		if !s.RetryAt.IsZero() {
+			fmt.Fprintf(w, "  down until %s (restart budget used up)\n", s.RetryAt.Local().Format(time.DateTime))
+		}
 		if s.SHA256 != "" {
 			fmt.Fprintf(w, "  manifest sha256 %s\n", s.SHA256)
 		}
@@ -280,11 +285,14 @@ func displayable(s string) string {
 	}, s)
 }
 
-// startMCP connects the enabled servers and registers the tools of the
-// trusted ones beside the built-ins. A server that fails is logged and
-// skipped by the manager; the caller must Close the manager. The returned
-// withdrawals take a server's tools out of reg, and of any registry later
-// passed to its track, when the server is revoked or fails for good.
+// startMCP launches the enabled servers in the background and registers
+// the tools of the trusted ones beside the built-ins: at once for a server
+// whose trusted manifest is cached (manifestCacheFile), when it comes up
+// for the others. No turn waits for a handshake, and a call waits only for
+// the server it calls. A server that fails is logged and skipped by the
+// manager; the caller must Close the manager. The returned withdrawals take
+// a server's tools out of reg, and of any registry later passed to its
+// track, when the server is revoked or fails for good.
 func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Logger) (*mcpclient.Manager, *mcpWithdrawals, error) {
 	var decls []mcpclient.Server
 	for _, n := range cfg.MCP.Names() {
@@ -297,27 +305,73 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 	}
 	w := &mcpWithdrawals{log: log, gone: map[string]string{}}
 	m := mcpclient.NewManager(&mcpclient.Options{
-		Trust:      mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
-		Logger:     log,
-		OnWithdraw: w.withdraw,
+		Trust:         mcpclient.OpenTrustStore(filepath.Join(home, trustFile)),
+		ManifestCache: filepath.Join(home, manifestCacheFile),
+		Logger:        log,
+		OnWithdraw:    w.withdraw,
+		OnReady:       w.ready,
 		CallTimeoutSetting: func(server string) string {
 			return "mcp.servers." + server + ".call_timeout"
 		},
 	})
-	// Ctrl-C or SIGTERM while servers start (up to 15 s) stops them all
-	// and reaps them, rather than killing joshbot under them.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := m.Start(ctx, decls); err != nil {
+	if err := m.Launch(decls); err != nil {
 		m.Close()
 		return nil, nil, fmt.Errorf("config mcp: %w", err)
 	}
-	if ctx.Err() != nil {
-		m.Close()
-		return nil, nil, errors.New("interrupted while starting the MCP servers")
-	}
 	w.register(m, reg)
 	return m, w, nil
+}
+
+// manifestCacheFile, in the home, holds each MCP server's manifest from its
+// last trusted connection, so its tools are offered before it is up.
+const manifestCacheFile = "mcp_manifests.json"
+
+// ready is the manager's [mcpclient.Options.OnReady]: the tools of a server
+// that came up after launch join every tracked registry.
+func (w *mcpWithdrawals) ready(server string, ts []*mcpclient.Tool) {
+	list := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		list[i] = t
+	}
+	w.add(server, list)
+}
+
+// add registers server's tools in every tracked registry that lacks them,
+// wrapped as that registry wraps its tools, except those withdrawn.
+func (w *mcpWithdrawals) add(server string, ts []tools.Tool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, reg := range w.regs {
+		fresh := tools.NewRegistry()
+		for _, t := range ts {
+			if _, gone := w.gone[t.Name()]; gone {
+				continue
+			}
+			if _, ok := reg.Get(t.Name()); ok {
+				continue // registered from Tools() already
+			}
+			if err := fresh.Register(t); err != nil {
+				w.log.Warn("mcp tool not registered", "tool", t.Name(), "err", err)
+			}
+		}
+		if fresh.Len() == 0 {
+			continue
+		}
+		if wrap := w.wraps[i]; wrap != nil {
+			var err error
+			if fresh, err = wrap(fresh); err != nil {
+				w.log.Warn("mcp tools not registered", "mcp_server", server, "err", err)
+				continue
+			}
+		}
+		for _, name := range fresh.Names() {
+			t, _ := fresh.Get(name)
+			if err := reg.Register(t); err != nil {
+				w.log.Warn("mcp tool not registered", "tool", name, "err", err)
+			}
+		}
+	}
+	w.log.Info("mcp server up; its tools are offered", "mcp_server", server, "tools", len(ts))
 }
 
 // mcpWithdrawals takes the tools of an MCP server that was revoked or failed
@@ -330,6 +384,10 @@ type mcpWithdrawals struct {
 
 	mu   sync.Mutex
 	regs []*tools.Registry
+	// wraps[i] is how regs[i] wraps its tools (serve's and the gateway's
+	// progress reports); nil for none. Tools of a server that comes up
+	// late are wrapped the same way.
+	wraps []toolWrapper
 	// gone holds each withdrawn tool's reason, for registries tracked after
 	// the withdrawal (the copy serve and gateway wrap for progress).
 	gone map[string]string
@@ -352,11 +410,13 @@ func (w *mcpWithdrawals) register(m *mcpclient.Manager, reg *tools.Registry) {
 		}
 	}
 	w.regs = append(w.regs, reg)
+	w.wraps = append(w.wraps, nil)
 }
 
 // track makes later withdrawals reach reg too, and takes out of it at once
-// what was withdrawn before. A nil *mcpWithdrawals does nothing.
-func (w *mcpWithdrawals) track(reg *tools.Registry) {
+// what was withdrawn before; tools of servers that come up later join it
+// wrapped by wrap (nil: as they are). A nil *mcpWithdrawals does nothing.
+func (w *mcpWithdrawals) track(reg *tools.Registry, wrap toolWrapper) {
 	if w == nil {
 		return
 	}
@@ -366,6 +426,7 @@ func (w *mcpWithdrawals) track(reg *tools.Registry) {
 		reg.Unregister(why, name)
 	}
 	w.regs = append(w.regs, reg)
+	w.wraps = append(w.wraps, wrap)
 }
 
 // withdraw is the manager's [mcpclient.Options.OnWithdraw].

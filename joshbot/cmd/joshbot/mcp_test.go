@@ -301,9 +301,13 @@ func TestBinaryInterruptedWhileServersStart(t *testing.T) {
 	}
 	bin := binary(t)
 	clearProviderEnv(t)
-	cfgPath := scriptedConfig(t, providertest.NewServer(t))
-	// A "server" that never answers its handshake holds startup for 15 s.
+	srv := providertest.NewServer(t)
+	cfgPath := scriptedConfig(t, srv)
+	// A "server" that never answers its handshake. Servers start beside
+	// the first model request, so the turn is under way (its answer held
+	// back) while the server hangs.
 	withMCP(t, cfgPath, map[string]config.MCPServer{"mute": {Command: sleep, Args: []string{"600"}}})
+	srv.Enqueue(providertest.Reply{Content: "too late", Delay: time.Minute})
 	cmd := exec.Command(bin, "--config", cfgPath, "agent", "-m", "hi")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -326,7 +330,7 @@ func TestBinaryInterruptedWhileServersStart(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("joshbot took %s to stop", d)
 	}
-	if err == nil || !strings.Contains(stderr.String(), "interrupted while starting the MCP servers") {
+	if err == nil || !strings.Contains(stderr.String(), "turn cancelled") {
 		t.Fatalf("exit %v, stderr %q", err, stderr.String())
 	}
 	for _, k := range kids {

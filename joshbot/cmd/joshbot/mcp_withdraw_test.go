@@ -194,7 +194,7 @@ func TestWithdrawalsReachWrappedRegistries(t *testing.T) {
 	if err := wrapped.Register(fakeMCPTool{"mcp__a__x"}); err != nil {
 		t.Fatal(err)
 	}
-	w.track(wrapped)
+	w.track(wrapped, progressTools)
 	if has(reg, "mcp__a__x") || has(wrapped, "mcp__a__x") || !has(wrapped, "mcp__b__y") {
 		t.Fatalf("after the first withdrawal: %v / %v", reg.Names(), wrapped.Names())
 	}

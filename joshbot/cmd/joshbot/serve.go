@@ -206,11 +206,16 @@ func (ad *agentAdapter) publicError(err error) error {
 	var apiErr *providers.APIError
 	var netErr net.Error
 	var transportErr *providers.TransportError
+	var timeoutErr *providerTimeout
 	switch {
+	case errors.As(err, &timeoutErr):
+		return &apiserver.Error{Status: http.StatusGatewayTimeout, Message: fmt.Sprintf("LLM provider %s timed out after %s (%s)", timeoutErr.provider, timeoutErr.limit, timeoutErr.key), Err: err}
 	case errors.As(err, &apiErr):
 		return &apiserver.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("LLM provider %s failed: HTTP %d", apiErr.Provider, apiErr.StatusCode), Err: err}
 	case errors.Is(err, agent.ErrTurnTimeout):
 		return &apiserver.Error{Status: http.StatusGatewayTimeout, Message: "the turn ran out of time (agents.defaults.timeout)", Err: err}
+	case errors.As(err, &transportErr) && transportErr.Timeout:
+		return &apiserver.Error{Status: http.StatusGatewayTimeout, Message: fmt.Sprintf("LLM provider %s timed out after %s (providers.%s.timeout)", ad.provider, transportErr.Limit, ad.provider), Err: err}
 	case errors.Is(err, providers.ErrStreamInterrupted):
 		return &apiserver.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("LLM provider %s: the stream ended unexpectedly", ad.provider), Err: err}
 	case errors.As(err, &transportErr), errors.As(err, &netErr):

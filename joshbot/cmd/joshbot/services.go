@@ -31,24 +31,27 @@ func serviceClient(rm *config.ResolvedModel) (*providers.Client, error) {
 
 // transcriber adapts the providers client to apiserver.Transcriber.
 type transcriber struct {
-	client *providers.Client
-	model  string
+	client     *providers.Client
+	model      string
+	timeoutKey string
 }
 
 func (t transcriber) Transcribe(ctx context.Context, audio *apiserver.Audio) (string, error) {
-	return t.client.Transcribe(ctx, &providers.TranscriptionRequest{Model: t.model, Audio: audio.Data})
+	text, err := t.client.Transcribe(ctx, &providers.TranscriptionRequest{Model: t.model, Audio: audio.Data})
+	return text, withTimeoutKey(err, t.timeoutKey)
 }
 
 // embedder adapts the providers client to apiserver.Embedder.
 type embedder struct {
-	client *providers.Client
-	model  string
+	client     *providers.Client
+	model      string
+	timeoutKey string
 }
 
 func (e embedder) Embed(ctx context.Context, inputs []string) (*apiserver.Embeddings, error) {
 	res, err := e.client.Embed(ctx, &providers.EmbeddingRequest{Model: e.model, Input: inputs})
 	if err != nil {
-		return nil, err
+		return nil, withTimeoutKey(err, e.timeoutKey)
 	}
 	return &apiserver.Embeddings{Vectors: res.Vectors, PromptTokens: res.Usage.PromptTokens}, nil
 }
@@ -64,7 +67,7 @@ func services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, er
 		if err != nil {
 			return nil, nil, err
 		}
-		tr = transcriber{client: c, model: rm.WireModel}
+		tr = transcriber{client: c, model: rm.WireModel, timeoutKey: rm.TimeoutKey}
 	} else if !errors.Is(err, config.ErrNotConfigured) {
 		return nil, nil, err
 	}
@@ -73,7 +76,7 @@ func services(cfg *config.Config) (apiserver.Transcriber, apiserver.Embedder, er
 		if err != nil {
 			return nil, nil, err
 		}
-		em = embedder{client: c, model: rm.WireModel}
+		em = embedder{client: c, model: rm.WireModel, timeoutKey: rm.TimeoutKey}
 	} else if !errors.Is(err, config.ErrNotConfigured) {
 		return nil, nil, err
 	}

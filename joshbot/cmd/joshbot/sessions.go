@@ -225,7 +225,14 @@ func (a *app) sessionsPrune() *cobra.Command {
 				return err
 			}
 			for _, k := range keys {
-				if err := st.sessions.Remove(k); err != nil {
+				// A turn of k running in another process ends first.
+				unlock, err := st.sessions.Lock(cmd.Context(), k)
+				if err != nil {
+					return err
+				}
+				err = st.sessions.Remove(k)
+				unlock()
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stdout, "Deleted %s.\n", k)
@@ -256,6 +263,13 @@ func (a *app) sessionsNew() *cobra.Command {
 			if err := a.confirm(force, fmt.Sprintf("Start %s afresh? Its messages move to its history archive and its model and personality reset.", key)); err != nil {
 				return err
 			}
+			// Held so a turn running in another process cannot save the
+			// old messages back over the reset.
+			unlock, err := st.sessions.Lock(cmd.Context(), key)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			if err := st.sessions.Reset(key); err != nil {
 				return err
 			}

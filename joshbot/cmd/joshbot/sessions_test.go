@@ -207,11 +207,10 @@ func TestAgentContinueResumesLatestSession(t *testing.T) {
 	if r.code != 0 || r.stdout != "welcome back\n" || !strings.Contains(r.stderr, "continuing cli:default") || !strings.Contains(r.stderr, "paint the BLUE fence") {
 		t.Fatalf("continue %+v", r)
 	}
-	if sess, _ := store.Load("cli:default"); len(sess.Messages) != 3 {
+	// The seeded question was never answered: the turn records it as
+	// interrupted before its own exchange.
+	if sess, _ := store.Load("cli:default"); len(sess.Messages) != 4 {
 		t.Errorf("the turn did not go to the latest session: %d messages", len(sess.Messages))
-	}
-	if r := runCLI(t, "", "--config", cfg, "agent", "-c", "-s", "cli:x", "-m", "hi"); r.code == 0 || !strings.Contains(r.stderr, "drop --session") {
-		t.Errorf("-c with -s: %+v", r)
 	}
 }
 

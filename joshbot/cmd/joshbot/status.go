@@ -140,8 +140,15 @@ func (a *app) status(cmd *cobra.Command) error {
 		return a.fail(err)
 	}
 	a.runtimeState(cmd.Context(), doc, cfg, home)
-	if ph, err := readHealth(home); err == nil {
-		doc.Providers = ph
+	if hd, err := readHealth(home); err == nil {
+		doc.Providers = hd.Providers
+		for _, run := range hd.MCPServers {
+			for i := range doc.MCPServers {
+				if m := &doc.MCPServers[i]; m.Name == run.Name {
+					m.State, m.Restarts, m.RestartBudget, m.LastError, m.RetryAt = run.State, run.Restarts, run.RestartBudget, run.LastError, run.RetryAt
+				}
+			}
+		}
 	} else {
 		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: healthFile, Message: err.Error()})
 	}

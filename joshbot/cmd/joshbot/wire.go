@@ -116,6 +116,7 @@ func (a *app) loadRuntime() (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.mcp = mcpm
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
 		Tools:     reg,
@@ -128,7 +129,7 @@ func (a *app) loadRuntime() (*wired, error) {
 			DisableStreaming: !d.Streaming,
 			QuietFallback:    d.QuietFallback,
 		},
-		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std()},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std(), MaxAnswerBytes: d.MaxAnswerBytes},
 		Memory: agent.MemoryOptions{
 			LongTerm:            lt,
 			CompactionThreshold: d.CompactionThreshold,
@@ -156,7 +157,7 @@ func (a *app) loadRuntime() (*wired, error) {
 		opts.Tools = reg
 		// The wrapped copy is what the agent offers: a server revoked
 		// from here on must leave it too.
-		withdrawals.track(reg)
+		withdrawals.track(reg, a.wrapTools)
 	}
 	ag, err := agent.New(chain, ep.Model, store, opts)
 	if err != nil {
@@ -269,7 +270,7 @@ func (a *app) providerChain(mc *config.ModelConfig) (*providers.Chain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
-		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: client, MaxRetries: m.MaxRetries})
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey}, MaxRetries: m.MaxRetries})
 	}
 	return providers.NewChain(&providers.ChainOptions{
 		Candidates: cands,
@@ -296,4 +297,5 @@ var agentSettingNames = agent.SettingNames{
 	Timeout:          "agents.defaults.timeout",
 	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
 	Profiles:         "agents.profiles in config.json",
+	MaxAnswerBytes:   "agents.defaults.max_answer_bytes",
 }

@@ -85,6 +85,11 @@ type AgentDefaults struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	// MaxTokens caps the answer length when non-zero.
 	MaxTokens int `json:"max_tokens,omitempty"`
+	// MaxAnswerBytes caps the text of an answer kept in the conversation
+	// and shown: a longer answer is cut there, with a note naming the
+	// workspace file (answers/...) that keeps it whole. Zero means
+	// DefaultMaxAnswerBytes; otherwise MinAnswerBytes to MaxAnswerBytes.
+	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
 	// Streaming shows answers while they are generated on a terminal.
 	Streaming bool `json:"streaming"`
 	// QuietFallback suppresses the one-line notice that opens a reply
@@ -138,6 +143,15 @@ type Provider struct {
 	// body (for example poolside's chat_template_kwargs). Nil means none.
 	ExtraBody map[string]any `json:"extra_body,omitempty"`
 }
+
+// Bounds of agents.defaults.max_answer_bytes. The upper bound stays well
+// under what one session line may hold (16 MiB), so a capped answer can
+// always be saved.
+const (
+	DefaultMaxAnswerBytes = 1 << 20
+	MinAnswerBytes        = 1 << 10
+	MaxAnswerBytes        = 8 << 20
+)
 
 // Defaults returns the configuration used for every key a file leaves out.
 func Defaults() *Config {

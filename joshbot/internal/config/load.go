@@ -137,6 +137,11 @@ func describeJSONError(name string, data []byte, err error) error {
 	case errors.As(err, &typ):
 		line, col := position(data, typ.Offset)
 		return fmt.Errorf("config %s:%d:%d: %s must be a %s, not a JSON %s", name, line, col, typ.Field, typ.Type, typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The decoder read to the end inside a value: the file was cut
+		// short (a crash mid-write, a full disk), and its end is where.
+		line, col := position(data, int64(len(data)))
+		return fmt.Errorf("config %s:%d:%d: invalid JSON: the file is cut short here, inside an object or a string: restore the rest of it, or run `joshbot onboard`", name, line, col)
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("config %s: the file is empty or cut short: restore it or run `joshbot onboard`", name)
 	}
@@ -248,6 +253,9 @@ func (c *Config) Validate() error {
 	}
 	if d.MaxToolIterations < 0 {
 		return ordinary(fmt.Errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations))
+	}
+	if d.MaxAnswerBytes != 0 && (d.MaxAnswerBytes < MinAnswerBytes || d.MaxAnswerBytes > MaxAnswerBytes) {
+		return ordinary(fmt.Errorf("agents.defaults.max_answer_bytes is %d: use %d to %d, or 0 for the default of %d (1 MiB)", d.MaxAnswerBytes, MinAnswerBytes, MaxAnswerBytes, DefaultMaxAnswerBytes))
 	}
 	if d.MaxTokens < 0 {
 		return ordinary(fmt.Errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens))

@@ -119,6 +119,10 @@ type ResolvedModel struct {
 	Credential CredentialSource
 	// Timeout bounds one request; zero means the client default.
 	Timeout time.Duration
+	// TimeoutKey is the config key that sets Timeout (the entry's own
+	// timeout when it has one, else providers.<name>.timeout), named when
+	// a request times out.
+	TimeoutKey string
 	// MaxRetries is the same-provider retry budget.
 	MaxRetries int
 	// ExtraBody is merged into every request; nil means none.
@@ -283,12 +287,12 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 	}
 	rm.BaseURL = base
 
-	rm.Timeout = p.Timeout.Std()
+	rm.Timeout, rm.TimeoutKey = p.Timeout.Std(), "providers."+rm.Provider+".timeout"
 	retries := p.MaxRetries
 	rm.ExtraBody = maps.Clone(p.ExtraBody)
 	if e != nil {
 		if e.Timeout != 0 {
-			rm.Timeout = e.Timeout.Std()
+			rm.Timeout, rm.TimeoutKey = e.Timeout.Std(), rm.Key+".timeout"
 		}
 		if e.MaxRetries != nil {
 			retries = e.MaxRetries

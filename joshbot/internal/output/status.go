@@ -91,6 +91,19 @@ type MCPServerStatus struct {
 	Transport string `json:"transport"`
 	// Target is the command or the URL's host.
 	Target string `json:"target"`
+	// State is the server's state in the running gateway or serve, as it
+	// last recorded it ("trusted", "suspect", "restarting", "failed", ...);
+	// empty when no daemon has recorded one. The fields below go with it.
+	State string `json:"state,omitempty"`
+	// Restarts is how many restarts fall in the restart window.
+	Restarts int `json:"restarts,omitempty"`
+	// RestartBudget is how many restarts the window allows.
+	RestartBudget int `json:"restart_budget,omitempty"`
+	// LastError is the most recent failure the daemon saw.
+	LastError string `json:"last_error,omitempty"`
+	// RetryAt (RFC 3339) is when a server past its restart budget may be
+	// restarted again.
+	RetryAt string `json:"retry_at,omitempty"`
 }
 
 // WriteText renders the report for a person.
@@ -158,6 +171,16 @@ func (s *Status) WriteText(w io.Writer) error {
 				state = "enabled"
 			}
 			fmt.Fprintf(tw, "MCP:\t%s\t%s\t%s\t%s\n", m.Name, state, m.Transport, m.Target)
+			if m.State != "" {
+				fmt.Fprintf(tw, "\t  running: %s, restarts %d of %d", m.State, m.Restarts, m.RestartBudget)
+				if m.RetryAt != "" {
+					fmt.Fprintf(tw, ", down until %s", m.RetryAt)
+				}
+				if m.LastError != "" {
+					fmt.Fprintf(tw, "; last error: %s", m.LastError)
+				}
+				fmt.Fprintln(tw)
+			}
 		}
 		tw.Flush()
 	}
