@@ -12,11 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // Message is one entry of a conversation, stored as one JSON line.
@@ -511,25 +512,7 @@ func (s *Store) writerFor(name string, w io.Writer) io.Writer {
 	return w
 }
 
-func (s *Store) syncDir() error {
-	// Windows cannot open a directory for syncing and persists renames
-	// without it.
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
-}
+func (s *Store) syncDir() error { return atomicfile.SyncDir(s.dir) }
 
 func firstTime(msgs []Message, fallback time.Time) time.Time {
 	for _, m := range msgs {

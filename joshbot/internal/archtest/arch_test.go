@@ -37,9 +37,13 @@ var allowed = map[string][]string{
 
 // allowedPackages are single packages of another module a module may
 // import without being allowed the whole module: channels reaches the one
-// outbound address guard, sandbox/egress, and nothing else of sandbox.
+// outbound address guard, sandbox/egress, and nothing else of sandbox;
+// channels and mcpclient reach the one durable rewrite, memory/atomicfile
+// (and its kill-test harness), and nothing else of memory. Both packages
+// use only the standard library.
 var allowedPackages = map[string][]string{
-	"channels": {"sandbox/egress"},
+	"channels":  {"sandbox/egress", "memory/atomicfile", "memory/atomicfile/atomicfiletest"},
+	"mcpclient": {"memory/atomicfile", "memory/atomicfile/atomicfiletest"},
 }
 
 // deps is every module m may import from: allowed's, and the modules of
@@ -147,6 +151,10 @@ func TestCheckersCatchViolations(t *testing.T) {
 		{"channels", prefix + "sandbox/fence", true},
 		{"channels", prefix + "sandbox/egress/sub", true},
 		{"memory", prefix + "sandbox/egress", true},
+		{"mcpclient", prefix + "memory/atomicfile", false},
+		{"mcpclient", prefix + "memory", true},
+		{"channels", prefix + "memory/atomicfile", false},
+		{"providers", prefix + "memory/atomicfile", true},
 	} {
 		if err := checkImport(tt.from, tt.path); (err != nil) != tt.bad {
 			t.Errorf("%s -> %s: err = %v, want violation %v", tt.from, tt.path, err, tt.bad)
