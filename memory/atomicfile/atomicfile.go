@@ -48,21 +48,16 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // temporary file is removed. Concurrent Writes to one path each use their
 // own temporary file; the last rename wins. Errors name path.
 func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := Create(filepath.Dir(path), filepath.Base(path), perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Discard()
 			err = fmt.Errorf("write %s: %w", path, err)
 		}
 	}()
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := fill(bw); err != nil {
 		return err
@@ -70,16 +65,63 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	return f.Commit(path)
+}
+
+// File is a temporary file whose final name may not be known until its
+// content is (a content-addressed store names a file by its hash). Write
+// to it, then [File.Commit] it to its name or [File.Discard] it.
+type File struct {
+	*os.File
+	done bool
+}
+
+// Create opens a new temporary file in dir, named for base (the final
+// file's base name, or a word for it), with permissions perm.
+func Create(dir, base string, perm fs.FileMode) (*File, error) {
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &File{File: f}, nil
+}
+
+// Commit syncs and closes the file, renames it to path (which must be in
+// the same directory) and syncs the directory. After an error the
+// temporary file is removed. Commit or Discard may be called once.
+func (f *File) Commit(path string) error {
+	if f.done {
+		return errors.New("atomicfile: file already committed or discarded")
+	}
+	f.done = true
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	return SyncDir(filepath.Dir(path))
+}
+
+// Discard closes and removes the file unless it was committed. It is safe
+// to defer after a Commit.
+func (f *File) Discard() {
+	if f.done {
+		return
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return SyncDir(dir)
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
 }
 
 // Rename renames oldpath to newpath and syncs the directory (or both
