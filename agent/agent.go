@@ -84,7 +84,7 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	if model == "" {
 		return nil, errors.New("agent: New needs a model")
 	}
-	if sessions == nil {
+	if s, ok := sessions.(*memory.Store); sessions == nil || ok && s == nil {
 		return nil, errors.New("agent: New needs a session store")
 	}
 	if opts == nil {
@@ -144,6 +144,14 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	// A nil *tools.Registry or *memory.LongTerm in an interface field is
+	// not a nil interface; it means none all the same.
+	if r, ok := a.tools.(*tools.Registry); ok && r == nil {
+		a.tools = nil
+	}
+	if l, ok := a.memory.(*memory.LongTerm); ok && l == nil {
+		a.memory = nil
 	}
 	a.files.log = a.log
 	a.bgCtx, a.bgAbort = context.WithCancel(context.Background())

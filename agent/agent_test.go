@@ -467,6 +467,31 @@ func TestNewRefusesMissingParts(t *testing.T) {
 	}
 }
 
+// TestNilPointersMeanNone: a nil *tools.Registry or *memory.LongTerm
+// passed where the interface is expected counts as none, and a nil
+// *memory.Store as no store, instead of panicking later.
+func TestNilPointersMeanNone(t *testing.T) {
+	if _, err := agent.New(blockingProvider{}, "m", (*memory.Store)(nil), nil); err == nil || !strings.Contains(err.Error(), "session store") {
+		t.Fatalf("nil *memory.Store: err = %v", err)
+	}
+	srv := providertest.NewServer(t)
+	client, _ := providers.NewClient(&providers.ClientOptions{BaseURL: srv.URL()})
+	store, _ := memory.NewStore(t.TempDir())
+	a, err := agent.New(client, "m", store, &agent.Options{Tools: (*tools.Registry)(nil), Memory: agent.MemoryOptions{LongTerm: (*memory.LongTerm)(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Wait)
+	srv.Enqueue(providertest.ToolCalls(providertest.Call("read_file", `{}`)), providertest.Text("done"))
+	reply, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:nil", Text: "hi"})
+	if err != nil || reply.Text != "done" {
+		t.Fatalf("reply %+v, err %v", reply, err)
+	}
+	if got := lastToolResult(srv.Requests()[1].Messages); !strings.Contains(got, "no tools are available") {
+		t.Fatalf("tool result = %q", got)
+	}
+}
+
 func TestInvalidSessionKeyIsRefused(t *testing.T) {
 	a, _, _, _ := setup(t, nil)
 	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "../../etc", Text: "x"}); err == nil {

@@ -26,6 +26,10 @@ type CopilotTokens struct {
 	HTTPClient *http.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Renew says, in the error of a refused exchange, how a person gets a
+	// new GitHubToken (a program names its login command); empty means
+	// "replace CopilotTokens.GitHubToken".
+	Renew string
 
 	mu      sync.Mutex
 	token   string
@@ -69,7 +73,11 @@ func (c *CopilotTokens) Token(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("github copilot token exchange: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("github copilot token exchange: HTTP %d: run `joshbot auth login github-copilot` again, or check that the account has Copilot", resp.StatusCode)
+		renew := c.Renew
+		if renew == "" {
+			renew = "replace CopilotTokens.GitHubToken"
+		}
+		return "", fmt.Errorf("github copilot token exchange: HTTP %d: %s, or check that the account has Copilot", resp.StatusCode, renew)
 	}
 	var out struct {
 		Token     string `json:"token"`

@@ -54,8 +54,13 @@ func TestCopilotTokensExchangeAndRefresh(t *testing.T) {
 	bad := &providers.CopilotTokens{GitHubToken: "gho_revoked", URL: gh.URL}
 	c2, _ := providers.NewClient(&providers.ClientOptions{Name: "github_copilot", BaseURL: api.URL(), Credential: bad.Token})
 	_, err = c2.Chat(ctx, &providers.Request{Model: "gpt-4o", Messages: []providers.Message{{Role: "user", Content: "hi"}}})
-	if err == nil || !strings.Contains(err.Error(), "auth login github-copilot") {
-		t.Fatalf("a refused exchange should name the command to run: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 401: replace CopilotTokens.GitHubToken") || strings.Contains(err.Error(), "joshbot") {
+		t.Fatalf("a refused exchange should name the field to change: %v", err)
+	}
+	// A program names its own way to renew the token.
+	renewing := &providers.CopilotTokens{GitHubToken: "gho_revoked", URL: gh.URL, Renew: "log in again"}
+	if _, err := renewing.Token(ctx); err == nil || !strings.Contains(err.Error(), "log in again") {
+		t.Fatalf("Renew not used: %v", err)
 	}
 	if n := len(api.Requests()); n != 2 {
 		t.Fatalf("a request was sent without a credential: %d requests", n)

@@ -21,12 +21,13 @@ var ErrUnsupported = errors.New("no sandbox is available on this system")
 // ErrNetworkUndeniable is wrapped, together with [ErrUnsupported], by the
 // error [New] returns when the policy denies network access
 // ([Policy.AllowNetwork] false) and the system's sandbox can confine files
-// but not the network (Landlock before ABI 4).
+// but not the network ([Report.CanDenyNetwork] false). The Linux sandbox
+// always can, through its empty network namespace.
 var ErrNetworkUndeniable = errors.New("the sandbox cannot deny network access here")
 
 // HelperArg is the argv[1] sentinel that marks a process started by
 // [Sandbox.Command] as the confining helper. A program that uses the
-// Landlock sandbox calls [RunHelperIfRequested] first thing in main (and a
+// Linux sandbox calls [RunHelperIfRequested] first thing in main (and a
 // test binary in TestMain), before it does anything else.
 const HelperArg = "__sandbox-exec__"
 

@@ -141,7 +141,7 @@ func (s *Sandbox) prepare() error {
 	for _, m := range s.mounts() {
 		f, err := s.idmapped(m.Path, m.RO)
 		if err != nil {
-			return fmt.Errorf("%w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each writable directory (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
+			return fmt.Errorf("%w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
 		}
 		f.Close()
 	}

@@ -162,3 +162,18 @@ func TestNewRefusesMissingWorkspace(t *testing.T) {
 func proxyConnect(port int) string {
 	return fmt.Sprintf(`p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%%:*}/${p##*:} && printf 'CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n' >&3 && head -n1 <&3`, port)
 }
+
+// TestNewFailsClosedWithoutIDMap asks, as root, for a workspace on a
+// filesystem with no idmapped mounts (procfs): New must refuse, naming
+// the layer, rather than give the command the directory some other way.
+func TestNewFailsClosedWithoutIDMap(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only a root parent needs idmapped mounts; this test runs as uid", os.Geteuid())
+	}
+	needLandlock(t)
+	sb, err := New(&Policy{Workspace: "/proc/sys"}, nil)
+	if !errors.Is(err, ErrUnsupported) || sb != nil || !strings.Contains(err.Error(), "idmapped mounts") {
+		t.Fatalf("got %v, %v; want ErrUnsupported naming idmapped mounts", sb, err)
+	}
+	t.Log(err)
+}

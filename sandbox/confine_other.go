@@ -10,7 +10,7 @@ import (
 
 // Probe reports that this platform has no sandbox joshbot can use.
 func Probe() Report {
-	return Report{Platform: runtime.GOOS, Reason: "joshbot has no sandbox for " + runtime.GOOS + " (Landlock needs Linux, Seatbelt needs macOS)"}
+	return Report{Platform: runtime.GOOS, Reason: "there is no sandbox for " + runtime.GOOS + " (Landlock needs Linux, Seatbelt needs macOS)"}
 }
 
 // platformState is empty: there is nothing to prepare.

@@ -19,19 +19,33 @@ type owner struct{ uid, gid uint32 }
 // when the caller is root: the command owns the directory, and what it
 // creates there is owned on disk by the directory's real owner.
 func (s *Sandbox) idmapped(dir string, readOnly bool) (*os.File, error) {
+	// The path was resolved when the sandbox was made; a symbolic link on
+	// it now was planted since (a read-write directory inside the
+	// workspace swapped for a link to /etc, say) and is refused, or the
+	// parent, as root, would mount wherever it points.
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
 	ns, err := s.usernsFor(owner{st.Uid, st.Gid})
 	if err != nil {
 		return nil, err
 	}
-	return idmappedMount(dir, ns, readOnly)
+	return idmappedMount(fd, dir, ns, readOnly)
 }
 
-func idmappedMount(dir string, userns *os.File, readOnly bool) (*os.File, error) {
-	fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+// idmappedMount clones the mount tree at dirfd (dir names it in errors)
+// and idmaps it through userns.
+func idmappedMount(dirfd int, dir string, userns *os.File, readOnly bool) (*os.File, error) {
+	fd, err := unix.OpenTree(dirfd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
 	if err != nil {
 		return nil, fmt.Errorf("open_tree %s: %w", dir, err)
 	}
@@ -99,7 +113,12 @@ func probeIDMap() Layer {
 		return Layer{Detail: err.Error()}
 	}
 	defer ns.Close()
-	f, err := idmappedMount(os.TempDir(), ns, true)
+	fd, err := unix.Open(os.TempDir(), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Layer{Detail: err.Error()}
+	}
+	defer unix.Close(fd)
+	f, err := idmappedMount(fd, os.TempDir(), ns, true)
 	if err != nil {
 		return Layer{Detail: err.Error() + " (idmapped mounts need Linux 5.12 or later and a filesystem that supports them; a root process needs them to run commands as an unprivileged id)"}
 	}

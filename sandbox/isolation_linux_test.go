@@ -50,6 +50,7 @@ func probeDir(t *testing.T) string {
 			probeBuild.err = err
 			return
 		}
+		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
 		os.Chmod(dir, 0o755)
 		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "probe"), "./testdata/probe").CombinedOutput()
 		if err != nil {
@@ -97,7 +98,8 @@ func TestUnprivilegedParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"TestLandlockConfinesFilesAndNetwork", "TestIsolationDevices", "TestIsolationNetwork",
-		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationEscapeSyscalls"}
+		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationEscapeSyscalls",
+		"TestIsolationPlantedSymlink"}
 	cmd := exec.Command(bin, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = append(ChildEnv(os.Environ(), nil), "HOME="+dir, probeDirEnv+"="+pd, "TMPDIR="+dir)
@@ -533,7 +535,9 @@ func TestIsolationMetadata(t *testing.T) {
 	run("chmod outside", func(t *testing.T) { b.mustFail("chmod 4777 "+hidden, "") })
 	run("touch outside", func(t *testing.T) { b.mustFail("touch "+hidden, "No such file or directory") })
 	run("setxattr user in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "user.x") })
-	run("setxattr security in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "setxattr", "mine.txt", "security.capability") })
+	run("setxattr security in the workspace", func(t *testing.T) {
+		b.deniedWith("operation not supported", "setxattr", "mine.txt", "security.capability")
+	})
 	run("removexattr in the workspace", func(t *testing.T) { b.deniedWith("operation not supported", "removexattr", "mine.txt", "user.x") })
 	run("chown to another id in the workspace", func(t *testing.T) { b.mustFail("chown 1234:1234 mine.txt", "") })
 	fi, err := os.Stat(granted)
@@ -802,5 +806,46 @@ func TestIsolationEscapeSyscalls(t *testing.T) {
 	t.Run("syscalls/setarch without randomisation", func(t *testing.T) {
 		b.t = t
 		b.mustFail("setarch -R true", "")
+	})
+}
+
+// TestIsolationPlantedSymlink has a command swap a read-write directory
+// inside the workspace for a link to a directory it may only read (the
+// directory is a mount point inside, so it moves its parent away first):
+// the next command must not get that directory read-write, which a root
+// parent following the link would mount for it.
+func TestIsolationPlantedSymlink(t *testing.T) {
+	needIsolation(t)
+	ws := t.TempDir()
+	rw := filepath.Join(ws, "a", "cache")
+	if err := os.MkdirAll(rw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir() // a sibling of ws
+	canary := filepath.Join(outside, "canary")
+	os.WriteFile(canary, []byte("outside"), 0o644)
+	b := newBox(t, Policy{Workspace: ws, ReadWrite: []string{rw}, ReadOnly: []string{outside}}, nil)
+	t.Run("symlink/plant from inside", func(t *testing.T) {
+		b.t = t
+		// A relative link: it also resolves inside the private root.
+		b.mustSucceed("mv a a2 && mkdir a && ln -s ../../" + filepath.Base(outside) + " a/cache")
+		if fi, err := os.Lstat(rw); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was not planted: %v", err)
+		}
+	})
+	t.Run("symlink/next command does not get the target", func(t *testing.T) {
+		b.t = t
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd, cleanup, err := b.sb.Command(ctx, b.ws, []string{"/bin/bash", "-c", "echo pwned > a/cache/canary"}, ChildEnv(os.Environ(), nil))
+		if err == nil {
+			defer cleanup()
+			cmd.Run()
+		} else if !strings.Contains(err.Error(), "symbolic links") {
+			t.Fatalf("want a refusal naming the symbolic link, got %v", err)
+		}
+		if b, _ := os.ReadFile(canary); string(b) != "outside" {
+			t.Fatalf("the file outside was written: %q", b)
+		}
 	})
 }

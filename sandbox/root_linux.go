@@ -175,27 +175,59 @@ func buildDev() error {
 }
 
 // placeMount puts one policy directory at its own path in the new root:
-// the detached idmapped mount the parent made, or a bind of the host's.
+// the detached idmapped mount the parent made, or a clone of the host's.
+// Neither the host's path nor the place in the new root may pass through
+// a symbolic link: a command could have planted one in the workspace on
+// an earlier call, to have a directory it may only read, or one outside,
+// mounted read-write where the link points.
 func placeMount(m mountSpec) error {
 	dst := "/newroot" + m.Path
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	if m.FD > 0 {
-		if err := unix.MoveMount(m.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("move_mount: %w", err)
+	target, err := openNoSymlinks(dst)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(target)
+	tree := m.FD
+	if tree == 0 {
+		src, err := openNoSymlinks("/oldroot" + m.Path)
+		if err != nil {
+			return err
 		}
-		unix.Close(m.FD)
-		return nil
+		tree, err = unix.OpenTree(src, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		unix.Close(src)
+		if err != nil {
+			return fmt.Errorf("open_tree: %w", err)
+		}
+		attr := uint64(unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV)
+		if m.RO {
+			attr |= unix.MOUNT_ATTR_RDONLY
+		}
+		if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: attr}); err != nil {
+			unix.Close(tree)
+			return fmt.Errorf("mount_setattr: %w", err)
+		}
 	}
-	if err := unix.Mount("/oldroot"+m.Path, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind: %w", err)
+	defer unix.Close(tree)
+	if err := unix.MoveMount(tree, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
 	}
-	attr := uint64(unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV)
-	if m.RO {
-		attr |= unix.MOUNT_ATTR_RDONLY
+	return nil
+}
+
+// openNoSymlinks opens the directory at path for use as a mount source or
+// target, refusing a path with a symbolic link anywhere on it.
+func openNoSymlinks(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return -1, fmt.Errorf("opening %s: %w", path, err)
 	}
-	return setMountAttr(dst, attr, true)
+	return fd, nil
 }
 
 // loopbackUp brings up lo in the new network namespace, so servers a

@@ -35,8 +35,8 @@ type configTool struct {
 
 func (*configTool) Name() string { return "config" }
 func (*configTool) Description() string {
-	return "Read joshbot's running configuration (action=get; credentials are never included) or change one of a few safe settings " +
-		"(action=set with key and value, e.g. agents.defaults.max_tool_iterations). Changes are saved and take effect at the next start; the user is told of each change."
+	return "Read the running configuration (action=get; credentials are never included) or change one of a few safe settings " +
+		"(action=set with key and value, the key spelled as action=get shows it). Changes are saved and take effect at the next start; the user is told of each change."
 }
 func (*configTool) Parameters() json.RawMessage {
 	return configSchema.get()

@@ -205,5 +205,5 @@ func CopilotCredential(provider, key string, opts *Options) func(context.Context
 	if opts != nil && opts.CopilotTokenURL != "" {
 		url = opts.CopilotTokenURL
 	}
-	return (&providers.CopilotTokens{GitHubToken: key, URL: url}).Token
+	return (&providers.CopilotTokens{GitHubToken: key, URL: url, Renew: "run `joshbot auth login github-copilot` again"}).Token
 }

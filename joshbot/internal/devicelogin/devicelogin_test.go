@@ -192,3 +192,21 @@ func TestCopilotCredential(t *testing.T) {
 		t.Fatalf("token %q, %v", tok, err)
 	}
 }
+
+// TestCopilotCredentialNamesTheLoginCommand: the providers module words a
+// refused token exchange in its own API; joshbot's user reads the command
+// that renews the token.
+func TestCopilotCredentialNamesTheLoginCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad credentials", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	tok := CopilotCredential("github_copilot", "gho_revoked", &Options{CopilotTokenURL: srv.URL})
+	if tok == nil {
+		t.Fatal("no credential for a GitHub OAuth token")
+	}
+	_, err := tok(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "run `joshbot auth login github-copilot` again") || strings.Contains(err.Error(), "CopilotTokens") {
+		t.Fatalf("err = %v", err)
+	}
+}
