@@ -14,6 +14,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/mcpclient"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -98,20 +99,7 @@ func writeHealth(home string, doc healthDoc) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(home, ".health-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(home, healthFile))
+	return atomicfile.WriteFile(filepath.Join(home, healthFile), append(b, '\n'), 0o600)
 }
 
 // readHealth returns what a running process last recorded; none when no

@@ -19,6 +19,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 func (a *app) sessionsCommand() *cobra.Command {
@@ -509,25 +510,10 @@ func fenceFor(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// writePrivate writes b to name with mode 0600 through a temporary file, so
-// a failed export never leaves a partial file.
+// writePrivate writes b to name with mode 0600 durably through package
+// atomicfile, so a failed export never leaves a partial file.
 func writePrivate(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(name, b, 0o600); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil
