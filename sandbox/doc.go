@@ -1,8 +1,9 @@
 // Package sandbox runs untrusted commands with as little reach as the host
 // allows. It is a leaf module with no dependency on the rest of joshbot, so
 // any Go program that executes commands on behalf of someone else can import
-// it. It also holds the address policy that keeps connections made on
-// someone else's behalf off loopback and the local network.
+// it. Its package egress holds the one outbound address guard, which keeps
+// connections made on someone else's behalf off loopback and the local
+// network.
 //
 // # Quick start
 //
