@@ -29,6 +29,7 @@ func builtinRegistry(t *testing.T) *Registry {
 		}
 	}
 	must(RegisterFilesystem(reg, ws))
+	must(RegisterFilesystemTool(reg))
 	must(RegisterCron(reg, nopCron{}, time.Now))
 	must(RegisterConfig(reg, nopConfig{}, nil))
 	lt, err := memory.OpenLongTerm(ws, nil)

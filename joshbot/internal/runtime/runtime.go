@@ -155,6 +155,9 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
+	if err := tools.RegisterFilesystemTool(reg); err != nil {
+		return nil, fmt.Errorf("workspace tools: %w", err)
+	}
 	tuner, err := bumpBudgets(cfg, home, o.Logger)
 	if err != nil {
 		return nil, err
