@@ -56,6 +56,9 @@ type DuckDuckGoOptions struct {
 	// Client sends the requests. Nil means searchClient(URL): for the
 	// public default endpoint, a client guarded by package egress.
 	Client *http.Client
+	// EngineTimeout bounds one request to the engine, within whatever
+	// deadline the search already has; zero means 10s.
+	EngineTimeout time.Duration
 }
 
 // NewDuckDuckGo returns the keyless DuckDuckGo HTML backend.
@@ -71,12 +74,17 @@ func NewDuckDuckGo(opts *DuckDuckGoOptions) SearchBackend {
 	if d.client == nil {
 		d.client = searchClient(opts.URL)
 	}
+	d.engineTimeout = opts.EngineTimeout
+	if d.engineTimeout <= 0 {
+		d.engineTimeout = 10 * time.Second
+	}
 	return d
 }
 
 type duckDuckGo struct {
-	url    string
-	client *http.Client
+	url           string
+	client        *http.Client
+	engineTimeout time.Duration
 }
 
 func (d *duckDuckGo) Name() string { return "duckduckgo" }
@@ -87,6 +95,8 @@ var (
 )
 
 func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.engineTimeout)
+	defer cancel()
 	form := url.Values{"q": {q.Text}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -435,18 +445,31 @@ func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (s
 
 func formatResults(t *webSearchTool, backend string, q SearchQuery, res []SearchResult, failures []string) string {
 	var b strings.Builder
+	degraded := backend == "duckduckgo" && len(failures) > 0
+	if degraded {
+		who := "the other search backends"
+		for _, f := range failures {
+			if strings.HasPrefix(f, "exa") {
+				who = "Exa"
+			}
+		}
+		fmt.Fprintf(&b, "Degraded/best-effort: results from DuckDuckGo after %s failed: %s.\n\n", who, strings.Join(failures, "; "))
+	}
 	fmt.Fprintf(&b, "Results for %q (via %s)", q.Text, backend)
 	if q.Category != "" && backend == "duckduckgo" {
 		b.WriteString(" [degraded/best-effort: a general web search, not a " + q.Category + " search]")
 	}
 	b.WriteString(":\n")
 	for i, r := range res {
-		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, r.Title, r.URL)
+		fmt.Fprintf(&b, "\n%d. %s\n", i+1, r.Title)
+		if r.URL != "" {
+			fmt.Fprintf(&b, "   %s\n", r.URL)
+		}
 		if r.Snippet != "" {
 			fmt.Fprintf(&b, "   %s\n", r.Snippet)
 		}
 	}
-	if len(failures) > 0 {
+	if len(failures) > 0 && !degraded {
 		b.WriteString("\n(fell back after: " + strings.Join(failures, "; ") + ")\n")
 	}
 	return fence.Wrap(t.name+":"+backend, b.String(), &fence.Options{Origin: "search results from the web"})

@@ -162,7 +162,8 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := o.registerShellAndWeb(reg, cfg, home, ws)
+	exaMCP := &mcpSearchTools{}
+	closeTools, err := o.registerShellAndWeb(reg, cfg, home, ws, exaMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +184,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	exaMCP.m.Store(mcpm)
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
 		Tools:     reg,
