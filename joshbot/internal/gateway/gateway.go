@@ -178,6 +178,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		}
 		g.offerChoices(ctx, ch, inb, res)
 	}
+	g.finishCutOff(ctx, byName)
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
@@ -282,6 +283,7 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 		g.log.Error("reply stream not started", "channel", inb.Channel, "err", err)
 		return
 	}
+	live := g.trackLive(ch, stream, inb)
 	turnCtx = runtime.WithProgress(turnCtx, func(tool, detail string) {
 		line := "⚙️ " + tool
 		if detail != "" {
@@ -323,6 +325,7 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 	if err := stream.Finish(ctx, final); err != nil {
 		g.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
 	}
+	live.finish()
 	g.offerChoices(ctx, ch, inb, res)
 }
 
