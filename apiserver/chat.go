@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // chatRequest is the part of an OpenAI chat-completions request joshbot
@@ -167,29 +168,75 @@ func errorType(status int) string {
 // chatStream runs a streamed turn. Nothing is written until the turn
 // produces its first event, so a turn that fails before then is still
 // answered with a plain error status.
+//
+// The turn never waits for the client: its events go through an [outq]
+// that a writer goroutine drains, so a client that reads slowly cannot
+// hold the turn, and the conversation's lock, open. The queue holds at
+// most Options.StreamBuffer bytes; when a turn gets further ahead of its
+// client than that, the stream stops queueing and, once the turn has
+// ended and its answer is saved, sends the rest of the saved answer in
+// pieces, so memory stays bounded and the client still gets every byte.
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
 	st := newStream(w, s.now(), includeUsage)
 	defer st.done()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	q := newOutq(s.streamBuffer)
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for {
+			f, ok := q.pop()
+			if !ok {
+				return
+			}
+			if st.send(f) != nil {
+				// The client is gone: stop the turn rather than run
+				// tools for nobody. What ran is saved by the agent.
+				q.fail()
+				cancel()
+				return
+			}
+		}
+	}()
+	var mu sync.Mutex // the events' state, should they come concurrently
+	sent := newStreamed()
+	behind := false
 	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
-		if st.broken {
+		mu.Lock()
+		defer mu.Unlock()
+		if behind || q.isBroken() {
 			return
 		}
-		var werr error
-		if ev.Progress != nil {
-			werr = st.progress(ev.Progress)
-		} else if ev.Delta != "" {
-			werr = st.delta(ev.Delta)
+		var f []byte
+		var ferr error
+		roleSent := st.roleSent
+		switch {
+		case ev.Progress != nil:
+			f, ferr = progressFrame(ev.Progress)
+		case ev.Delta != "":
+			f, ferr = st.deltaFrame(ev.Delta)
+		default:
+			return
 		}
-		if werr != nil {
-			// The client is gone: stop the turn rather than run tools
-			// for nobody. What ran is saved by the agent.
-			st.broken = true
-			cancel()
+		if ferr != nil {
+			return
+		}
+		if !q.push(f) {
+			behind = true
+			st.roleSent = roleSent
+			return
+		}
+		if ev.Delta != "" {
+			sent.add(ev.Delta)
 		}
 	})
-	if st.broken || r.Context().Err() != nil {
+	q.close()
+	<-wrote
+	s.notePeak(q)
+	mu.Lock()
+	defer mu.Unlock()
+	if q.isBroken() || r.Context().Err() != nil {
 		return
 	}
 	if err != nil {
@@ -204,8 +251,21 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 		_ = st.fail(status, msg)
 		return
 	}
-	if !st.roleSent && res.Text != "" {
-		if st.delta(res.Text) != nil {
+	rest := res.Text
+	switch {
+	case behind:
+		var ok bool
+		if rest, ok = sent.rest(res.Text); !ok {
+			// Not expected: the stream showed text the answer does not
+			// begin with, so the rest cannot be told apart.
+			_ = st.fail(http.StatusServiceUnavailable, "the stream was cut: the client read too slowly to keep up, and the answer changed while it was being written; the whole answer is saved in the conversation")
+			return
+		}
+	case st.roleSent:
+		rest = "" // every delta reached the client
+	}
+	for _, p := range pieces(rest) {
+		if st.delta(p) != nil {
 			return
 		}
 	}

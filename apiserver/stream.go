@@ -97,6 +97,41 @@ func (s *stream) data(v any) error {
 	return s.send(s.buf.Bytes())
 }
 
+// frame encodes v as one data event in a buffer of its own, for a frame
+// that waits in an [outq].
+func frame(v any) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("data: ")
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	b.WriteString("\n")
+	return b.Bytes(), nil
+}
+
+// deltaFrame is the frame [stream.delta] would send.
+func (s *stream) deltaFrame(text string) ([]byte, error) {
+	d := map[string]any{"content": text}
+	role := !s.roleSent
+	if role {
+		d["role"] = "assistant"
+	}
+	f, err := frame(s.chunk(d, nil))
+	if err == nil && role {
+		s.roleSent = true
+	}
+	return f, err
+}
+
+// progressFrame is the frame [stream.progress] would send.
+func progressFrame(p *Progress) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(ProgressPrefix), body...), '\n', '\n'), nil
+}
+
 func (s *stream) chunk(delta map[string]any, finish *string) *chunk {
 	c := &chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID,
 		Choices: []chunkChoice{{Index: 0, Delta: delta, FinishReason: finish}}}

@@ -28,7 +28,7 @@ const testKey = "sk-serve-test-key"
 
 // startServer loads a runtime over srv the way the serve command does and
 // serves it on a free loopback port until the returned stop.
-func startServer(t *testing.T, srv *providertest.Server) (base string, stop func()) {
+func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
@@ -47,6 +47,9 @@ func startServer(t *testing.T, srv *providertest.Server) (base string, stop func
 	cfg.Agents.Defaults.Learning = "off"
 	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
 	cfg.API = config.API{APIKeys: []string{testKey}}
+	for _, mod := range mods {
+		mod(cfg)
+	}
 	p := filepath.Join(t.TempDir(), "config.json")
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
