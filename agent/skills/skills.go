@@ -30,6 +30,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 //go:embed bundled
@@ -389,35 +392,15 @@ func (l *Library) Write(name, content string) (string, error) {
 	return "skills/" + name + "/SKILL.md", nil
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, mode 0600.
+// writeAtomic replaces path with data durably through package atomicfile
+// (temporary file in the same directory, file sync, rename, directory
+// sync), mode 0600. Temporary files an earlier write left behind when its
+// process was killed are swept once they are a minute old.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	atomicfile.Sweep(dir, time.Minute)
+	return atomicfile.WriteFile(path, data, 0o600)
 }
