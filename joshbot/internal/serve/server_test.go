@@ -30,6 +30,13 @@ const testKey = "sk-serve-test-key"
 // serves it on a free loopback port until the returned stop.
 func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
+	return startServerIn(t, srv, t.TempDir(), mods...)
+}
+
+// startServerIn is startServer with home as the state directory; each mod
+// changes the config first.
+func startServerIn(t *testing.T, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
+	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
 			t.Setenv(s.KeyEnv, "")
@@ -50,7 +57,7 @@ func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Co
 	for _, mod := range mods {
 		mod(cfg)
 	}
-	p := filepath.Join(t.TempDir(), "config.json")
+	p := filepath.Join(home, "config.json")
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -21,7 +23,8 @@ func TestSlowReaderDoesNotPinItsConversation(t *testing.T) {
 	srv := providertest.NewServer(t)
 	big := strings.Repeat("All work and no play makes Jack a dull boy.\n", (8<<20)/44)
 	srv.Enqueue(providertest.Reply{Content: big, Chunks: 512}, providertest.Text("second answer"))
-	base, stop := startServer(t, srv, func(c *config.Config) { c.Agents.Defaults.MaxAnswerBytes = config.MaxAnswerBytes })
+	home := t.TempDir()
+	base, stop := startServerIn(t, srv, home, func(c *config.Config) { c.Agents.Defaults.MaxAnswerBytes = config.MaxAnswerBytes })
 	defer stop()
 
 	// A client with a tiny receive window that never reads.
@@ -60,18 +63,21 @@ func TestSlowReaderDoesNotPinItsConversation(t *testing.T) {
 	if took > 10*time.Second {
 		t.Fatalf("the next request took %s: the slow reader pinned the conversation", took)
 	}
-	// The big answer was saved before its bytes reached the client: the
-	// second turn's request carries it as history.
-	reqs := srv.Requests()
-	last := reqs[len(reqs)-1]
-	found := false
-	for _, m := range last.Messages {
-		if m.Role == "assistant" && len(m.Content) >= len(big)-64 {
-			found = true
-		}
+	// The big answer was saved before its bytes reached the client.
+	store, err := memory.NewStore(filepath.Join(home, "sessions"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !found {
-		t.Fatal("the big answer was not in the session when the next turn ran")
+	sess, err := store.Load("api:slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved []string
+	for _, m := range sess.Messages {
+		saved = append(saved, fmt.Sprintf("%s %d", m.Role, len(m.Content)))
+	}
+	if len(sess.Messages) < 4 || sess.Messages[1].Role != "assistant" || !strings.HasPrefix(sess.Messages[1].Content, big[:1024]) {
+		t.Fatalf("the session holds %q, want the big answer and then the next turn", saved)
 	}
 	conn.Close()
 	client.CloseIdleConnections()
