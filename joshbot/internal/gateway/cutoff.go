@@ -2,15 +2,15 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/joshbot/joshbot/channels"
@@ -31,6 +31,10 @@ type liveRecord struct {
 	Text string `json:"text"`
 }
 
+// liveSeq tells apart the records of replies started in the same
+// nanosecond.
+var liveSeq atomic.Int64
+
 // liveDir is where the records of replies being streamed live.
 func liveDir(home string) string { return filepath.Join(home, "gateway", "streams") }
 
@@ -43,8 +47,9 @@ type liveTracker struct {
 	path string
 	rec  liveRecord
 
-	mu   sync.Mutex
-	done bool
+	mu     sync.Mutex
+	done   bool
+	warned bool // a failed write was logged
 }
 
 // trackLive arranges for stream's live message in inb's conversation to be
@@ -59,8 +64,10 @@ func (g *Gateway) trackLive(ch channels.Channel, stream channels.Stream, inb cha
 	if !ok {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(inb.Channel + "\x00" + inb.Conversation))
-	lt := &liveTracker{g: g, path: filepath.Join(liveDir(g.rt.Home), hex.EncodeToString(sum[:12])+".json"),
+	// A name of its own: the records a previous run left are still being
+	// mended while this run's first turns start.
+	name := fmt.Sprintf("%d-%d.json", time.Now().UnixNano(), liveSeq.Add(1))
+	lt := &liveTracker{g: g, path: filepath.Join(liveDir(g.rt.Home), name),
 		rec: liveRecord{Channel: inb.Channel, Conversation: inb.Conversation}}
 	ss.OnShown(lt.shown)
 	return lt
@@ -77,7 +84,8 @@ func (lt *liveTracker) shown(id, text string) {
 	if err == nil {
 		err = config.WriteFileAtomic(lt.path, data)
 	}
-	if err != nil {
+	if err != nil && !lt.warned {
+		lt.warned = true
 		lt.g.log.Warn("live reply not recorded; a crash now would leave it half-written in the chat", "channel", lt.rec.Channel, "err", err)
 	}
 }
@@ -100,15 +108,25 @@ func (lt *liveTracker) finish() {
 // to end with [CutOffNote], on the channels that run now, and removes its
 // record. Records of a channel not running now are kept for a later start;
 // unreadable ones and stale temporary files are removed.
-func (g *Gateway) finishCutOff(ctx context.Context, byName map[string]channels.Channel) {
+//
+// The records are read at once, before any turn of this run starts; the
+// edits, which wait on the network, run in the background, and the
+// returned wait blocks until they are done.
+func (g *Gateway) finishCutOff(ctx context.Context, byName map[string]channels.Channel) (wait func()) {
 	dir := liveDir(g.rt.Home)
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			g.log.Warn("cut-off replies not checked", "dir", dir, "err", err)
 		}
-		return
+		return func() {}
 	}
+	type leftover struct {
+		path string
+		rec  liveRecord
+		ed   channels.Editor
+	}
+	var todo []leftover
 	for _, de := range des {
 		p := filepath.Join(dir, de.Name())
 		if strings.HasSuffix(de.Name(), ".tmp") {
@@ -128,23 +146,32 @@ func (g *Gateway) finishCutOff(ctx context.Context, byName map[string]channels.C
 			os.Remove(p)
 			continue
 		}
-		ed, ok := byName[rec.Channel].(channels.Editor)
-		if !ok {
-			continue
-		}
-		text := strings.TrimRight(rec.Text, "\n") + CutOffNote
-		ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err = ed.EditMessage(ectx, rec.Conversation, rec.MessageID, text)
-		cancel()
-		if err != nil {
-			// The message may be gone or too old to edit; trying at every
-			// start would not change that.
-			g.log.Warn("cut-off reply not marked", "channel", rec.Channel, "chat", rec.Conversation, "err", err)
-		} else {
-			g.log.Info("marked a reply cut off by a restart", "channel", rec.Channel, "chat", rec.Conversation)
-		}
-		if err := os.Remove(p); err != nil {
-			g.log.Warn("live reply record not removed", "path", p, "err", err)
+		if ed, ok := byName[rec.Channel].(channels.Editor); ok {
+			todo = append(todo, leftover{path: p, rec: rec, ed: ed})
 		}
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, l := range todo {
+			text := strings.TrimRight(l.rec.Text, "\n") + CutOffNote
+			ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			err := l.ed.EditMessage(ectx, l.rec.Conversation, l.rec.MessageID, text)
+			cancel()
+			if ctx.Err() != nil {
+				return // stopping: the next start tries again
+			}
+			if err != nil {
+				// The message may be gone or too old to edit; trying at
+				// every start would not change that.
+				g.log.Warn("cut-off reply not marked", "channel", l.rec.Channel, "chat", l.rec.Conversation, "err", err)
+			} else {
+				g.log.Info("marked a reply cut off by a restart", "channel", l.rec.Channel, "chat", l.rec.Conversation)
+			}
+			if err := os.Remove(l.path); err != nil {
+				g.log.Warn("live reply record not removed", "path", l.path, "err", err)
+			}
+		}
+	}()
+	return func() { <-done }
 }

@@ -189,11 +189,12 @@ func (g *Gateway) Run(ctx context.Context) error {
 		}
 		g.offerChoices(ctx, ch, inb, res)
 	}
-	g.finishCutOff(ctx, byName)
+	mended := g.finishCutOff(ctx, byName)
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
 	err = router.Run(ctx, handle, interrupted)
+	mended()
 	stopHooks()
 	b.Close()
 	wg.Wait()
