@@ -175,7 +175,9 @@ func errorType(status int) string {
 // most Options.StreamBuffer bytes; when a turn gets further ahead of its
 // client than that, the stream stops queueing and, once the turn has
 // ended and its answer is saved, sends the rest of the saved answer in
-// pieces, so memory stays bounded and the client still gets every byte.
+// pieces, so memory stays bounded and the client still gets the whole
+// answer (text the model wrote before a tool call and the progress notes
+// are what may be left out then).
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
 	st := newStream(w, s.now(), includeUsage)
 	defer st.done()
@@ -200,34 +202,42 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 		}
 	}()
 	var mu sync.Mutex // the events' state, should they come concurrently
+	// sent is the text queued since the last tool progress: the part of
+	// the model message being written that the client has, which the
+	// final answer begins with when that message is the last.
 	sent := newStreamed()
-	behind := false
+	behind := false // the buffer overflowed: nothing more is queued
+	later := false  // and a tool ran since: the answer is a later message
 	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if behind || q.isBroken() {
+		if q.isBroken() || (ev.Progress == nil && ev.Delta == "") {
+			return
+		}
+		if behind {
+			later = later || ev.Progress != nil
 			return
 		}
 		var f []byte
 		var ferr error
 		roleSent := st.roleSent
-		switch {
-		case ev.Progress != nil:
+		if ev.Progress != nil {
 			f, ferr = progressFrame(ev.Progress)
-		case ev.Delta != "":
+		} else {
 			f, ferr = st.deltaFrame(ev.Delta)
-		default:
-			return
 		}
 		if ferr != nil {
 			return
 		}
 		if !q.push(f) {
 			behind = true
+			later = ev.Progress != nil
 			st.roleSent = roleSent
 			return
 		}
-		if ev.Delta != "" {
+		if ev.Progress != nil {
+			sent = newStreamed()
+		} else {
 			sent.add(ev.Delta)
 		}
 	})
@@ -253,6 +263,11 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 	}
 	rest := res.Text
 	switch {
+	case behind && later:
+		// The answer is a message the client has seen none of.
+		if st.roleSent {
+			rest = "\n\n" + rest
+		}
 	case behind:
 		var ok bool
 		if rest, ok = sent.rest(res.Text); !ok {

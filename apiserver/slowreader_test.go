@@ -25,23 +25,13 @@ func (r *returningAgent) Turn(ctx context.Context, req TurnRequest, emit func(Ev
 	return r.fakeAgent.Turn(ctx, req, emit)
 }
 
-// TestSlowReaderNeverHoldsTheTurn: a turn streams 8 MiB to a client that
-// does not read. The turn returns at once (its conversation is free), no
-// more than the stream buffer is held for the client, and when the client
-// reads at last it gets the whole answer, then [DONE].
-func TestSlowReaderNeverHoldsTheTurn(t *testing.T) {
-	piece := strings.Repeat("x", 16<<10-1) + "\n"
-	var events []Event
-	var all strings.Builder
-	for range 512 {
-		events = append(events, Event{Delta: piece})
-		all.WriteString(piece)
-	}
-	ag := &returningAgent{fakeAgent: fakeAgent{events: events, res: &TurnResult{Text: all.String()}}, returned: make(chan struct{})}
-	s, _ := newTestServer(t, &Options{Agent: ag})
+// slowStream runs a streamed turn of ag for a client that does not read
+// until the turn has returned, then reads everything: it returns the
+// streamed text and whether [DONE] ended it.
+func slowStream(t *testing.T, s *Server, ag *returningAgent) (string, bool) {
+	t.Helper()
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
@@ -75,10 +65,55 @@ func TestSlowReaderNeverHoldsTheTurn(t *testing.T) {
 			}
 		}
 	}
-	if got.String() != all.String() || !out.done {
-		t.Fatalf("the slow client got %d of %d bytes (done %v), ending %q", got.Len(), all.Len(), out.done, raw[max(0, len(raw)-300):])
+	return got.String(), out.done
+}
+
+// TestSlowReaderNeverHoldsTheTurn: a turn streams 8 MiB to a client that
+// does not read. The turn returns at once (its conversation is free), no
+// more than the stream buffer is held for the client, and when the client
+// reads at last it gets the whole answer, then [DONE].
+func TestSlowReaderNeverHoldsTheTurn(t *testing.T) {
+	piece := strings.Repeat("x", 16<<10-1) + "\n"
+	var events []Event
+	var all strings.Builder
+	for range 512 {
+		events = append(events, Event{Delta: piece})
+		all.WriteString(piece)
+	}
+	ag := &returningAgent{fakeAgent: fakeAgent{events: events, res: &TurnResult{Text: all.String()}}, returned: make(chan struct{})}
+	s, _ := newTestServer(t, &Options{Agent: ag})
+	got, done := slowStream(t, s, ag)
+	if got != all.String() || !done {
+		t.Fatalf("the slow client got %d of %d bytes (done %v)", len(got), all.Len(), done)
 	}
 	if p := s.peakQueued.Load(); p > DefaultStreamBuffer || p == 0 {
 		t.Fatalf("held %d bytes for the slow client, want at most %d", p, DefaultStreamBuffer)
+	}
+}
+
+// TestSlowReaderGetsTheAnswerAfterATool: when the stream fell behind
+// while the model was writing before a tool call, the client still gets
+// the whole final answer (after what it was sent), then [DONE].
+func TestSlowReaderGetsTheAnswerAfterATool(t *testing.T) {
+	narration := strings.Repeat("n", 16<<10)
+	answer := strings.Repeat("a", 16<<10)
+	var events []Event
+	var final strings.Builder
+	for range 512 {
+		events = append(events, Event{Delta: narration})
+	}
+	events = append(events, Event{Progress: &Progress{Tool: "shell", Detail: "ls"}})
+	for range 128 {
+		events = append(events, Event{Delta: answer})
+		final.WriteString(answer)
+	}
+	ag := &returningAgent{fakeAgent: fakeAgent{events: events, res: &TurnResult{Text: final.String()}}, returned: make(chan struct{})}
+	s, _ := newTestServer(t, &Options{Agent: ag})
+	got, done := slowStream(t, s, ag)
+	if !strings.HasSuffix(got, "\n\n"+final.String()) || !strings.HasPrefix(got, narration) || !done {
+		t.Fatalf("the slow client got %d bytes (done %v), want the narration it was sent, then the whole %d-byte answer", len(got), done, final.Len())
+	}
+	if len(got) >= 512*len(narration)+final.Len() {
+		t.Fatal("the stream never fell behind: the test did not exercise the answer sent after the turn")
 	}
 }
