@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -23,8 +24,9 @@ type frontmatter struct {
 	Metadata map[string]string
 }
 
-// reYAMLLine finds the line numbers in go.yaml.in/yaml's messages.
-var reYAMLLine = regexp.MustCompile(`line (\d+)`)
+// reYAMLLine finds the line numbers in go.yaml.in/yaml's messages. It is
+// compiled on first use: start-up does no work for it.
+var reYAMLLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // parseFrontmatter splits a SKILL.md into its frontmatter and body.
 //
@@ -58,7 +60,7 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
 		// Shift yaml's line numbers (counted from the block) to the file's.
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = reYAMLLine.ReplaceAllStringFunc(msg, func(m string) string {
+		msg = reYAMLLine().ReplaceAllStringFunc(msg, func(m string) string {
 			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
 			return "line " + strconv.Itoa(n+1)
 		})

@@ -9,8 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -34,12 +32,11 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
 			util.Prioritized(literalDelims{}, 450), // before emphasis (500)
-			util.Prioritized(extension.NewStrikethroughParser(), 500),
+			util.Prioritized(strikeParser{}, 500),
 		)...),
 		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-			util.Prioritized(extension.NewTableParagraphTransformer(), 200),
+			util.Prioritized(tableFinder{}, 200),
 		)...),
-		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
 	)
 })
 
@@ -160,7 +157,7 @@ func contentEnd(src []byte, stop int) int {
 // following a blank line even when none is there, so after a fence the
 // source itself is read.
 func (r *tgRenderer) separator(c ast.Node) string {
-	blank := c.HasBlankPreviousLines() || c.Kind() == east.KindTable // a table loses the mark
+	blank := c.HasBlankPreviousLines()
 	if p := c.PreviousSibling(); p != nil && p.Kind() == ast.KindFencedCodeBlock {
 		if at, ok := startOf(c); ok {
 			blank = blankLineBefore(r.src, at)
@@ -237,7 +234,7 @@ func (r *tgRenderer) block(n ast.Node, indent string) {
 		r.quote--
 	case *ast.List:
 		r.list(n, indent)
-	case *east.Table:
+	case *tableNode:
 		r.table(n)
 	default:
 		r.blocks(n, indent)
@@ -291,12 +288,13 @@ func (r *tgRenderer) list(l *ast.List, indent string) {
 
 // table writes a GFM table as preformatted columns: Telegram has no
 // tables, and inside <pre> no other markup is allowed, so cells are text.
-func (r *tgRenderer) table(t *east.Table) {
+func (r *tgRenderer) table(t *tableNode) {
 	var rows [][]string
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+	for _, row := range t.rows {
 		var cells []string
-		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
-			cells = append(cells, strings.TrimSpace(plainText(cell, r.src)))
+		for _, cell := range row {
+			src := []byte(cell)
+			cells = append(cells, strings.TrimSpace(plainText(mdParser().Parse(text.NewReader(src)), src)))
 		}
 		rows = append(rows, cells)
 	}
@@ -419,7 +417,7 @@ func (r *tgRenderer) inline(n ast.Node, indent string) {
 			tag = "b"
 		}
 		r.wrap(n, tag, indent)
-	case *east.Strikethrough:
+	case *strikeNode:
 		r.wrap(n, "s", indent)
 	case *ast.Link:
 		r.link(n, string(n.Destination), indent)
@@ -513,11 +511,22 @@ func (r *tgRenderer) link(n ast.Node, dest, indent string) {
 	r.b.WriteString("](" + escapeHTML(dest) + ")")
 }
 
-// rawTags maps the inline HTML tags an answer may use on purpose to the
-// Telegram tag written for them; any other raw HTML is shown as text.
-var rawTags = map[string]string{
-	"b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "ins": "u",
-	"s": "s", "del": "s", "strike": "s", "tg-spoiler": "tg-spoiler",
+// rawTagFor maps an inline HTML tag an answer may use on purpose to the
+// Telegram tag written for it; any other raw HTML is shown as text.
+func rawTagFor(name string) (string, bool) {
+	switch name {
+	case "b", "strong":
+		return "b", true
+	case "i", "em":
+		return "i", true
+	case "u", "ins":
+		return "u", true
+	case "s", "del", "strike":
+		return "s", true
+	case "tg-spoiler":
+		return "tg-spoiler", true
+	}
+	return "", false
 }
 
 // rawTag writes one raw inline tag: a known opening tag without attributes
@@ -531,13 +540,13 @@ func (r *tgRenderer) rawTag(raw string) {
 		return
 	}
 	if strings.HasPrefix(low, "</") && strings.HasSuffix(low, ">") {
-		if tag, ok := rawTags[strings.TrimSpace(low[2:len(low)-1])]; ok && len(r.open) > r.floor && r.open[len(r.open)-1] == tag {
+		if tag, ok := rawTagFor(strings.TrimSpace(low[2 : len(low)-1])); ok && len(r.open) > r.floor && r.open[len(r.open)-1] == tag {
 			r.open = r.open[:len(r.open)-1]
 			r.b.WriteString("</" + tag + ">")
 			return
 		}
 	} else if strings.HasPrefix(low, "<") && strings.HasSuffix(low, ">") {
-		if tag, ok := rawTags[low[1:len(low)-1]]; ok {
+		if tag, ok := rawTagFor(low[1 : len(low)-1]); ok {
 			r.open = append(r.open, tag)
 			r.b.WriteString("<" + tag + ">")
 			return
