@@ -28,7 +28,7 @@ ARG GOPROXY
 ARG VERSION=dev
 # /out/state/data becomes /data: COPY of a directory copies its contents into a destination it
 # creates with mode 0755, so the parent is copied to keep /data's own owner and 0700 mode.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/joshbot ./joshbot/cmd/joshbot \
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION}" -o /out/joshbot ./joshbot/cmd/joshbot \
  && mkdir -p /out/state/data && chown 65532:65532 /out/state/data && chmod 0700 /out/state/data
 
 # minimal: the static binary alone. The shell tool has no shell to run here.

@@ -1,7 +1,39 @@
 // Package joshbot is the module of the joshbot binary: the command line
-// (cmd/joshbot), the configuration, and the wiring that joins the agent,
-// providers, tools, memory, channels and HTTP API modules into one program.
+// (cmd/joshbot, internal/cli), the configuration, and the wiring that
+// joins the agent, providers, tools, memory, channels and HTTP API
+// modules into one program.
 //
 // It is the only module that knows every other one; everything it holds is
 // under cmd/ and internal/, so its exported surface is this comment.
+//
+// # Packages of the binary
+//
+// An arrow is "may import"; internal/archtest enforces the drawing
+// (binary_test.go), file by file for the gateway.
+//
+//	cmd/joshbot         main: the sandbox helper check, then the command line
+//	     |
+//	     v
+//	internal/cli        commands: flags -> Options -> run; no channel
+//	     |              adapter, no apiserver
+//	     +-----------------+------------------+
+//	     v                 v                  v
+//	internal/gateway   internal/serve     internal/term, docscheck,
+//	 core: channels      the HTTP adapter   devicelogin
+//	 contract only;      behind apiserver's
+//	 surface.go alone    interfaces
+//	 names the adapters
+//	     |                 |
+//	     +--------+--------+
+//	              v
+//	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
+//	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
+//	              v
+//	internal/config, output, redact, cron, tuning, workspace, footprint,
+//	onboard, report, termsafe, injection (its tests only), soaktest (tests
+//	only: it drives the built binary from outside)
+//	                    leaves: import no package drawn above them
+//
+// cmd/joshbot stays under a hundred lines; a package over about 2,500
+// lines of code is a sign that a concept wants its own package.
 package joshbot

@@ -82,7 +82,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 
 	bin := filepath.Join(tmp, "joshbot")
 	log.Printf("building release binary")
-	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X main.version=bench"); err != nil {
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench"); err != nil {
 		return err
 	}
 	fake := filepath.Join(tmp, "fakellm")

@@ -79,3 +79,13 @@ func (c *Config) WorkspaceDir(home string) (string, error) {
 	}
 	return filepath.Clean(w), nil
 }
+
+// Tilde shows the path p with the user's home directory as ~, for messages.
+func Tilde(p string) string {
+	if u, err := os.UserHomeDir(); err == nil && u != "/" {
+		if rest, ok := strings.CutPrefix(p, u); ok && (rest == "" || rest[0] == os.PathSeparator) {
+			return "~" + rest
+		}
+	}
+	return p
+}

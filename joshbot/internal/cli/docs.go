@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/joshbot/joshbot/joshbot/internal/docscheck"
+)
+
+func (a *app) docsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "docs",
+		Short: "Documentation checks",
+		Args:  cobra.NoArgs,
+	}
+	var root string
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Compare the code and config with README.md, docs/ and the skills; write a propose-only drift report",
+		Long: "docs check runs a bounded subagent that can only read (read_file, list_dir, glob, grep)\n" +
+			"inside --root, compares what the code and config do with what README.md, docs/ and the\n" +
+			"bundled skills say, and writes its findings to reports/doc-drift-<date>.md in the\n" +
+			"workspace. It changes nothing else. A finding that cites no file that exists under\n" +
+			"--root is dropped before the report is written.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.docsCheck(cmd.Context(), root) },
+	}
+	check.Flags().StringVar(&root, "root", ".", "the source tree to check (its README.md, docs/, skills and code)")
+	a.addProfileFlag(check)
+	cmd.AddCommand(check)
+	return cmd
+}
+
+// docsCheck runs docscheck.Check with the configured model.
+func (a *app) docsCheck(ctx context.Context, root string) error {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("--root %q: %w", root, err)
+	}
+	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--root %q is not a directory", root)
+	}
+	ro, err := a.runtimeOptions(nil)
+	if err != nil {
+		return err
+	}
+	cfgPath, home := ro.ConfigPath, ro.Home
+	cfg, err := ro.LoadConfig()
+	if err != nil {
+		return err
+	}
+	mc, err := cfg.ResolveModelConfig()
+	if err != nil {
+		return fmt.Errorf("%w (config %s)", err, tildePath(cfgPath))
+	}
+	chain, err := ro.ProviderChain(mc)
+	if err != nil {
+		return err
+	}
+	ws, err := cfg.WorkspaceDir(home)
+	if err != nil {
+		return err
+	}
+	primary := &mc.Models[0]
+	rep, err := docscheck.Check(ctx, &docscheck.Options{
+		Root: absRoot, Workspace: ws,
+		Provider: chain, ProviderName: primary.Provider, Model: primary.WireModel,
+		Logger: a.log, Now: a.now,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%d findings (%d dropped for lack of evidence) written to %s\n", rep.Kept, rep.Dropped, tildePath(rep.Path))
+	return nil
+}

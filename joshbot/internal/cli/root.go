@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/sandbox"
+)
+
+// exitError carries a process exit code out of a command whose failure has
+// already been reported.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// Streams are the standard streams a command line runs with.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Main runs the command line args (without the program name) of the
+// joshbot process with the streams s and returns the exit code. SIGTERM
+// cancels a long command's context so it stops gracefully.
+func Main(ctx context.Context, args []string, s *Streams) int {
+	app := &app{stdin: s.In, stdout: s.Out, stderr: s.Err, catchTerm: true}
+	return app.execute(ctx, args)
+}
+
+// run executes the command line args and returns the exit code. It is Main
+// without the process's signal handling, so tests can drive it
+// in-process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return app.execute(ctx, args)
+}
+
+// execute runs the command line args and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
+	root := a.rootCommandFor(args)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if a.stopTerm != nil {
+		a.stopTerm()
+	}
+	a.closeLog()
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "joshbot: %s\n", redact.String(err.Error()))
+	return 1
+}
+
+// app is the commands' factory: the one place a command reaches the rest
+// of the binary from. It holds the streams; the global flags, which only
+// the root command's flags and its PersistentPreRun set (--config,
+// --log-level, --output; --profile on the commands that take it); and the
+// services built on them: paths, loadConfig, loadRuntime and loadStored,
+// the logger, the clock, and the provider health the process shares.
+// What a command wants of the runtime it asks for in the runtime.Options
+// it passes to loadRuntime; no command sets a field here for another to
+// read. The fields after health are test hooks.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	configPath string
+	logLevel   string
+	log        *slog.Logger
+	logFile    *os.File // joshbot.log under the home; nil when not open
+
+	// output is --output; format is its parsed value, used by the
+	// read-only reporting commands.
+	output string
+	format output.Format
+	// profile is --profile on the commands that take it.
+	profile string
+	// health is shared by every provider chain of the process, so all
+	// conversations learn from one another's failures.
+	health *providers.Health
+	// runtimeSeams, when set, adjusts every runtime's options before it
+	// loads; tests use it to swap the sandbox or the Copilot token URL.
+	runtimeSeams func(*runtime.Options)
+	// probe, when set, replaces sandbox.Probe; tests use it to play a
+	// system with or without a sandbox.
+	probe func() sandbox.Report
+	// now is the clock of dated outputs (the drift report); nil means
+	// time.Now.
+	now func() time.Time
+	// sleep waits between device-login polls; nil means a real timer.
+	sleep func(ctx context.Context, d time.Duration) error
+	// catchTerm makes SIGTERM cancel the command's context (see
+	// catchTermFor); stopTerm undoes it once the command has returned.
+	catchTerm bool
+	stopTerm  func()
+	// rawTerm is set while the line editor holds the terminal raw.
+	rawTerm atomic.Bool
+}
+
+// quickCommand is the annotation of a command that neither starts a
+// process nor runs long enough for SIGTERM to need a graceful path.
+const quickCommand = "joshbot/quick"
+
+// catchTermFor makes SIGTERM cancel cmd's context instead of killing the
+// process, so MCP server processes are stopped and reaped on the way out.
+// Commands that only print (version, help, shell completion) keep the
+// default: the handler costs a goroutine and a thread at start-up.
+func (a *app) catchTermFor(cmd *cobra.Command) {
+	if !a.catchTerm || isQuick(cmd) {
+		return
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+	cmd.SetContext(ctx)
+	a.stopTerm = stop
+}
+
+// isQuick reports whether cmd is a quick command: annotated so, cobra's
+// help, or shell completion.
+func isQuick(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[quickCommand] != "" {
+			return true
+		}
+		if c.Parent() != nil && c.Parent().Parent() == nil && (c.Name() == "help" || c.Name() == "completion") {
+			return true
+		}
+	}
+	return cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd
+}
+
+func (a *app) rootCommand() *cobra.Command { return a.rootCommandFor(nil) }
+
+// rootCommandFor builds the command tree that args need: when they name a
+// top-level command, the root with only that command, since building the
+// others (their flags, their subcommands) would only slow its start-up;
+// otherwise (help, completion, an unknown or no command) the whole tree.
+func (a *app) rootCommandFor(args []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "joshbot",
+		Short: "A self-hosted personal AI agent",
+		Long: "joshbot is a personal AI agent you run yourself. It thinks with any OpenAI-compatible\n" +
+			"LLM provider, acts through tools confined to its workspace, and remembers conversations.\n\n" +
+			"Start with `joshbot onboard`, then `joshbot agent`.",
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.catchTermFor(cmd)
+			f, err := output.ParseFormat(a.output)
+			if err != nil {
+				return err
+			}
+			a.format = f
+			return a.setupLogging()
+		},
+	}
+	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
+	all := a.topCommands()
+	name := commandName(root, args)
+	for _, c := range all {
+		if c.name == name {
+			root.AddCommand(c.build())
+			return root
+		}
+	}
+	for _, c := range all {
+		root.AddCommand(c.build())
+	}
+	return root
+}
+
+// namedCommand is a top-level command's name and its constructor.
+type namedCommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// topCommands lists every top-level command (help sorts them by name).
+func (a *app) topCommands() []namedCommand {
+	return []namedCommand{
+		{"version", a.versionCommand}, {"onboard", a.onboardCommand}, {"agent", a.agentCommand},
+		{"gateway", a.gatewayCommand}, {"serve", a.serveCommand}, {"preflight", a.preflightCommand},
+		{"profiles", a.profilesCommand}, {"sessions", a.sessionsCommand}, {"memory", a.memoryCommand},
+		{"status", a.statusCommand}, {"configure", a.configureCommand}, {"auth", a.authCommand},
+		{"docs", a.docsCommand}, {"tuning", a.tuningCommand}, {"mcp", a.mcpCommand},
+		{"incidents", a.incidentsCommand}, {"cron", a.cronCommand}, {"skills", a.skillsCommand},
+	}
+}
+
+// commandName returns the top-level command args name: their first
+// argument that is neither a flag of root nor a flag's value. It returns
+// "" when that is not certain: a flag root does not know (--help, a
+// shorthand), or "--".
+func commandName(root *cobra.Command, args []string) string {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return ""
+		case strings.HasPrefix(arg, "--"):
+			if strings.Contains(arg, "=") {
+				continue
+			}
+			f := root.PersistentFlags().Lookup(arg[2:])
+			if f == nil {
+				return ""
+			}
+			if f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		case strings.HasPrefix(arg, "-") && arg != "-":
+			return ""
+		default:
+			return arg
+		}
+	}
+	return ""
+}
+
+func (a *app) setupLogging() error {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
+	}
+	// Every log line passes through redaction: a tool result or an error
+	// can carry a credential, and the log must never hold one verbatim.
+	// Lines go to stderr and, when the joshbot home exists, to
+	// joshbot.log in it.
+	var dst io.Writer = term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}
+	if f := a.openLogFile(); f != nil {
+		a.logFile = f
+		dst = io.MultiWriter(term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}, f)
+	}
+	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
+	slog.SetDefault(a.log)
+	return nil
+}
+
+// paths returns the config file and the state directory that holds
+// sessions and the default workspace: the config file's own directory, so a
+// --config elsewhere keeps all of its state beside it.
+func (a *app) paths() (cfgPath, home string, err error) {
+	if a.configPath != "" {
+		p, err := filepath.Abs(a.configPath)
+		if err != nil {
+			return "", "", fmt.Errorf("--config %q: %w", a.configPath, err)
+		}
+		return p, filepath.Dir(p), nil
+	}
+	home, err = config.Home()
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(home, "config.json"), home, nil
+}
+
+// tildePath shows p with the user's home directory as ~.
+func tildePath(p string) string { return term.TildePath(p) }

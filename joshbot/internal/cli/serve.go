@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/serve"
+)
+
+// serveOptions is what `joshbot serve` runs with.
+type serveOptions struct {
+	// Listen replaces api.listen when ListenSet (--listen was given).
+	Listen    string
+	ListenSet bool
+}
+
+func (a *app) serveCommand() *cobra.Command { return a.newServeCommand(a.runServe) }
+
+// newServeCommand wires the serve flags into serveOptions and hands them
+// to runF; a test passes its own runF to check the flags alone.
+func (a *app) newServeCommand(runF func(context.Context, *serveOptions) error) *cobra.Command {
+	opts := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the agent over an OpenAI-compatible HTTP API (and, with api.webui, a web chat)",
+		Long: "Serves POST /v1/chat/completions, GET /v1/models, POST /v1/embeddings and\n" +
+			"POST /v1/audio/transcriptions with bearer authentication (api.api_keys), plus /healthz.\n" +
+			"Every chat request runs the full agent; the request's user field selects the conversation.\n" +
+			"With api.webui true it also serves a browser chat page at /.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.ListenSet = cmd.Flags().Changed("listen")
+			return runF(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "address to bind, host:port (default api.listen, else "+serve.DefaultListen+")")
+	return cmd
+}
+
+// runServe loads a lenient runtime whose tools report progress, and serves
+// the API over it until stopped.
+func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
+	rt, err := a.loadRuntime(ctx, &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	srv, err := serve.New(rt, &serve.Options{Listen: opts.Listen, ListenSet: opts.ListenSet, Stdout: a.stdout})
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx)
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/agent/commands"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
+	"github.com/joshbot/joshbot/sandbox"
+)
+
+// slashCommandNames lists what Tab completes at the prompt: the agent's
+// command table and the commands the conversation loop itself handles.
+func slashCommandNames() []string {
+	out := []string{"/exit", "/quit"}
+	for _, c := range commands.All() {
+		out = append(out, "/"+c.Name)
+	}
+	return out
+}
+
+// interactive holds a conversation on stdin/stdout with term.Run. When both
+// are terminals the line editor reads each message and the answer streams
+// with a line for each tool the agent calls; otherwise (piped or scripted
+// input) output is the same as the one-shot path, line for line.
+func (a *app) interactive(ctx context.Context, rt *runtime.Runtime, session string) error {
+	terminal := isTerminal(a.stdin) && isTerminal(a.stdout)
+	if terminal {
+		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer; Alt-Enter adds a line.\n", rt.Endpoint.Model, rt.Endpoint.Provider)
+	} else {
+		stopHeartbeat := rt.StartHeartbeat(ctx)
+		defer stopHeartbeat()
+	}
+	return term.Run(ctx, &cliTurner{a: a, rt: rt, session: session}, &term.Options{
+		In: a.stdin, Out: a.stdout, Err: a.stderr,
+		Terminal:    terminal,
+		Prompt:      func() string { return rt.Agent.Model(session) + "> " },
+		HistoryPath: filepath.Join(rt.Home, term.HistoryFile),
+		Complete:    slashCommandNames,
+		Raw:         &a.rawTerm,
+		Logger:      a.log,
+	})
+}
+
+// cliTurner runs a conversation's turns with the agent.
+type cliTurner struct {
+	a       *app
+	rt      *runtime.Runtime
+	session string
+}
+
+// Turn runs one turn and reports it as the one-shot path does.
+func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
+	ctx = sandbox.WithApprover(ctx, t.Approver)
+	if t.Live != nil {
+		if c.rt.Config.Agents.Defaults.Streaming {
+			ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
+				delta := ev.Delta
+				switch {
+				case ev.Notice != "":
+					delta = ev.Notice + "\n"
+				case ev.Err != nil:
+					// Text already shown stays; the break is reported under it.
+					delta = "\n[stream error: " + strings.Join(strings.Fields(ev.Err.Error()), " ") + "]"
+				}
+				t.Live.Delta(delta)
+				if ev.Done {
+					t.Live.Done()
+				}
+			})
+		}
+		ctx = runtime.WithProgress(ctx, t.Live.Tool)
+	}
+	reply, err := c.rt.Agent.Process(ctx, agent.Request{SessionKey: c.session, Text: t.Text, Channel: "cli"})
+	if err != nil && errors.Is(err, context.Canceled) && term.Stopped(ctx) {
+		return err
+	}
+	return c.a.report(reply, err, t.Live.Streamed())
+}
+
+// oneShotApprover is the shell approver of `agent -m`: a prompt on stderr
+// read from stdin when both are a terminal, a refusal otherwise.
+func (a *app) oneShotApprover() sandbox.Approver {
+	return term.ApproverFor(isTerminal(a.stdin) && isTerminal(a.stderr), a.stderr, term.NewLineFeed(a.stdin).Read)
+}

@@ -1,0 +1,153 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
+	"github.com/joshbot/joshbot/mcpclient"
+	"github.com/joshbot/joshbot/providers"
+)
+
+// HealthFile is where a running gateway or API server leaves its provider
+// health table, so `joshbot status` in another process can show failures
+// and cooldowns.
+const HealthFile = "provider_health.json"
+
+// healthEvery is how often the table is checked for changes.
+const healthEvery = 5 * time.Second
+
+// HealthDoc is the health file: the provider health and the MCP servers'
+// running state a daemon last recorded.
+type HealthDoc struct {
+	Providers []output.ProviderHealth `json:"providers"`
+	// MCPServers are the process's MCP servers as it last saw them (state,
+	// restarts, last error); only the running-state fields are set.
+	MCPServers []output.MCPServerStatus `json:"mcp_servers,omitempty"`
+}
+
+// mcpEntries is the running state of m's servers, for the health file.
+func mcpEntries(m *mcpclient.Manager) []output.MCPServerStatus {
+	if m == nil {
+		return nil
+	}
+	var out []output.MCPServerStatus
+	for _, st := range m.Status() {
+		e := output.MCPServerStatus{Name: st.Name, State: string(st.State), Restarts: st.Restarts, RestartBudget: st.RestartBudget, LastError: redact.String(st.LastError)}
+		if !st.RetryAt.IsZero() {
+			e.RetryAt = st.RetryAt.UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// healthEntries converts a snapshot taken at now into report entries with
+// absolute cooldown ends, which stay true after the file is written.
+func healthEntries(snap []providers.ProviderHealth, now time.Time) []output.ProviderHealth {
+	out := []output.ProviderHealth{}
+	for _, h := range snap {
+		e := output.ProviderHealth{Provider: h.Provider, Failures: h.ConsecutiveFailures, LastError: redact.String(h.LastError)}
+		if h.Cooldown > 0 {
+			e.CoolingUntil = now.Add(h.Cooldown).UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		if e.Failures > 0 || e.CoolingUntil != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// persistHealth writes the process's provider health to the home whenever
+// it changes, until ctx ends. Write failures are logged once per change.
+func (rt *Runtime) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
+	var last HealthDoc
+	write := func() {
+		cur := HealthDoc{Providers: healthEntries(rt.Health.Snapshot(), time.Now()), MCPServers: mcpEntries(rt.MCP)}
+		if reflect.DeepEqual(cur, last) {
+			return
+		}
+		if err := writeHealth(home, cur); err != nil {
+			rt.Logger.Warn("provider health not saved for joshbot status", "err", err)
+		}
+		last = cur
+	}
+	write()
+	for {
+		select {
+		case <-ctx.Done():
+			write()
+			return
+		case <-tick:
+			write()
+		}
+	}
+}
+
+func writeHealth(home string, doc HealthDoc) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(home, ".health-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(home, HealthFile))
+}
+
+// ReadHealth returns what a running process last recorded in home; none
+// when no daemon has run.
+func ReadHealth(home string) (HealthDoc, error) {
+	doc := HealthDoc{Providers: []output.ProviderHealth{}}
+	b, err := os.ReadFile(filepath.Join(home, HealthFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return doc, nil
+	}
+	if err != nil {
+		return doc, err
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return doc, fmt.Errorf("%s is not valid JSON: %w", HealthFile, err)
+	}
+	if doc.Providers == nil {
+		doc.Providers = []output.ProviderHealth{}
+	}
+	return doc, nil
+}
+
+// StartHealthFile keeps the process's provider health in the home for
+// `joshbot status`, for a daemon; the returned function stops it and waits
+// for the last write.
+func (rt *Runtime) StartHealthFile(ctx context.Context) (stop func()) {
+	home := rt.Home
+	ctx, cancel := context.WithCancel(ctx)
+	t := time.NewTicker(healthEvery)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt.persistHealth(ctx, home, t.C)
+	}()
+	return func() {
+		cancel()
+		t.Stop()
+		<-done
+	}
+}

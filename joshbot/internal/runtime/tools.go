@@ -1,0 +1,156 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/tools"
+)
+
+// registerShellAndWeb adds the shell, web_fetch and web_search tools as
+// tools.* configures them. It fails closed: tools.shell_sandbox
+// "workspace" on a system that cannot confine commands is an error here,
+// at startup, never a shell that quietly runs unconfined.
+//
+// The returned closeJobs kills the shell's background jobs; call it before
+// the program exits.
+func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string) (closeJobs func(), err error) {
+	log := o.Logger
+	tc := &cfg.Tools
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	var sb *sandbox.Sandbox
+	if tc.SandboxEnabled() {
+		sb, err = o.NewSandbox(&sandbox.Policy{
+			Workspace: realWS,
+			// The sandbox's own build caches: never the user's real
+			// ~/.cache or Go module cache.
+			CacheDir:     filepath.Join(home, "cache", "sandbox"),
+			AllowNetwork: tc.ShellSandboxAllowNetwork,
+		}, nil)
+		if errors.Is(err, sandbox.ErrNetworkUndeniable) {
+			return nil, errors.New("tools.shell_sandbox is \"workspace\", but this system's sandbox cannot deny network access (Landlock ABI 4 or later is needed); " +
+				"set tools.shell_sandbox_allow_network to true to accept that, or tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools.shell_sandbox is \"workspace\", but %w; set tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined", err)
+		}
+	}
+	mode := sandbox.ScreenAllowlist
+	switch tc.ShellScreening {
+	case "denylist":
+		mode = sandbox.ScreenDenylist
+	case "", "auto":
+		if sb != nil {
+			mode = sandbox.ScreenDenylist
+		}
+	}
+	scr, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Allow: tc.ShellAllow, Deny: tc.ShellDeny, Workspace: realWS})
+	if err != nil {
+		return nil, fmt.Errorf("tools.shell_allow: %w", err)
+	}
+	approval, err := tools.ParseApprovalMode(tc.ShellApproval)
+	if err != nil {
+		return nil, fmt.Errorf("tools.shell_approval: %w", err)
+	}
+	shell, err := tools.NewShell(&tools.ShellOptions{
+		Workspace: realWS,
+		Sandbox:   sb,
+		Screen:    scr,
+		Approval:  approval,
+		Timeout:   tc.ShellTimeout.Std(),
+		EnvAllow:  tc.ShellEnv,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	if err := reg.Register(shellKeys{shell}); err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	closeJobs = func() { shell.Close() }
+	if log != nil {
+		log.Debug("shell tool", "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", tc.ShellApproval)
+	}
+
+	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
+		return nil, fmt.Errorf("web_fetch: %w", err)
+	}
+	backends, err := searchBackends(&tc.Web)
+	if err != nil {
+		return nil, err
+	}
+	w := &tc.Web
+	return closeJobs, tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
+		Backends:        backends,
+		SearchTimeout:   w.SearchTimeout.Std(),
+		CodeTimeout:     w.CodeTimeout.Std(),
+		CompanyTimeout:  w.CompanyTimeout.Std(),
+		ResearchTimeout: w.ResearchTimeout.Std(),
+		FinishReserve:   w.FinishReserve.Std(),
+	})
+}
+
+// searchBackends builds the backends in the configured order; by default
+// Exa first when it has a key, then the keyless DuckDuckGo.
+func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
+	key, err := w.ExaKey()
+	if err != nil {
+		return nil, err
+	}
+	order := w.Backends
+	if len(order) == 0 {
+		order = []string{"exa", "duckduckgo"}
+	}
+	client := searchHTTPClient()
+	var out []tools.SearchBackend
+	for _, name := range order {
+		switch name {
+		case "exa":
+			if key == "" {
+				if len(w.Backends) > 0 {
+					return nil, fmt.Errorf("tools.web.backends lists exa, but no key is configured: set tools.web.exa_api_key_env")
+				}
+				continue
+			}
+			b, err := tools.NewExa(&tools.ExaOptions{APIKey: key, URL: w.ExaURL, Client: client})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		case "duckduckgo":
+			out = append(out, tools.NewDuckDuckGo(&tools.DuckDuckGoOptions{URL: w.DuckDuckGoURL, Client: client}))
+		}
+	}
+	return out, nil
+}
+
+func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }
+
+// shellKeys names joshbot's config keys in the shell tool's refusals, which
+// the sandbox and tools modules word in terms of their own APIs.
+type shellKeys struct{ *tools.Shell }
+
+// Execute runs the shell tool and rewords a refusal that a config key
+// would change.
+func (s shellKeys) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+	out, err := s.Shell.Execute(ctx, args)
+	var na *sandbox.NotAllowedError
+	switch {
+	case errors.As(err, &na) && na.Via != "":
+		err = fmt.Errorf("%s: %w: %q (run through %q) is not on the allowlist (tools.shell_allow)", s.Name(), sandbox.ErrRefused, na.Program, na.Via)
+	case errors.As(err, &na):
+		err = fmt.Errorf("%s: %w: %q is not on the allowlist (tools.shell_allow)", s.Name(), sandbox.ErrRefused, na.Program)
+	case errors.Is(err, sandbox.ErrNoApprover):
+		err = fmt.Errorf("%s: not run: %w; tools.shell_approval requires a human to approve each command", s.Name(), sandbox.ErrNoApprover)
+	}
+	return out, err
+}

@@ -1,0 +1,138 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+// TestMain fails the package's tests if a stopped server leaves a
+// goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const testKey = "sk-serve-test-key"
+
+// startServer loads a runtime over srv the way the serve command does and
+// serves it on a free loopback port until the returned stop.
+func startServer(t *testing.T, srv *providertest.Server) (base string, stop func()) {
+	t.Helper()
+	for _, s := range providers.Known() {
+		if s.KeyEnv != "" {
+			t.Setenv(s.KeyEnv, "")
+		}
+	}
+	for _, e := range os.Environ() {
+		if name, _, _ := strings.Cut(e, "="); strings.HasPrefix(name, "JOSHBOT_") {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+	cfg := config.Defaults()
+	cfg.Agents.Defaults.Provider = "custom"
+	cfg.Agents.Defaults.Model = "scripted-model"
+	cfg.Agents.Defaults.Learning = "off"
+	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
+	cfg.API = config.API{APIKeys: []string{testKey}}
+	p := filepath.Join(t.TempDir(), "config.json")
+	if err := config.Save(p, cfg); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rt, err := runtime.Load(ctx, &runtime.Options{ConfigPath: p, Home: filepath.Dir(p), Lenient: true, WrapTools: runtime.ProgressTools})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s, err := New(rt, &Options{Listen: "127.0.0.1:0", ListenSet: true})
+	if err != nil {
+		cancel()
+		rt.Close()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	return "http://" + s.Addr().String(), func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		rt.Close()
+	}
+}
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServerRunsTurnsAndStopsClean runs a turn, a streamed turn whose tool
+// call shows as progress, and stops: Run returns nil once ctx ends, and
+// no goroutine is left (TestMain).
+func TestServerRunsTurnsAndStopsClean(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.Enqueue(
+		providertest.Text("plain answer"),
+		providertest.ToolCalls(providertest.Call("list_dir", `{"path":"."}`)),
+		providertest.Text("streamed answer"),
+	)
+	base, stop := startServer(t, srv)
+	defer stop()
+	code, body := post(t, base+"/v1/chat/completions", `{"model":"joshbot","user":"u1","messages":[{"role":"user","content":"hi"}]}`)
+	if code != http.StatusOK || !strings.Contains(body, "plain answer") {
+		t.Fatalf("%d %s", code, body)
+	}
+	code, body = post(t, base+"/v1/chat/completions", `{"model":"joshbot","user":"u1","stream":true,"messages":[{"role":"user","content":"look"}]}`)
+	if code != http.StatusOK || streamedText(t, body) != "streamed answer" || !strings.Contains(body, `"tool":"list_dir"`) || !strings.HasSuffix(strings.TrimSpace(body), "data: [DONE]") {
+		t.Fatalf("%d %s", code, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+// streamedText joins the content deltas of an SSE chat completion.
+func streamedText(t *testing.T, body string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatalf("chunk %q: %v", data, err)
+		}
+		for _, c := range chunk.Choices {
+			b.WriteString(c.Delta.Content)
+		}
+	}
+	return b.String()
+}
