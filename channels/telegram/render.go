@@ -98,11 +98,12 @@ func renderHTML(md string, openFence *string) string {
 
 // tgRenderer writes one document's Telegram HTML.
 type tgRenderer struct {
-	src   []byte
-	b     strings.Builder
-	quote int      // blockquote depth: Telegram cannot nest them
-	open  []string // raw inline tags the author opened, innermost last
-	floor int      // open[:floor] belong to enclosing elements: not closable here
+	src    []byte
+	b      strings.Builder
+	quote  int      // blockquote depth: Telegram cannot nest them
+	open   []string // raw inline tags the author opened, innermost last
+	floor  int      // open[:floor] belong to enclosing elements: not closable here
+	inLink bool     // inside <a>: Telegram cannot nest links
 }
 
 // blocks writes n's block children, each line after the first starting
@@ -429,6 +430,10 @@ func (r *tgRenderer) inline(n ast.Node, indent string) {
 		if n.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(url), "mailto:") {
 			href = "mailto:" + url
 		}
+		if r.inLink {
+			r.b.WriteString(escapeHTML(url))
+			return
+		}
 		r.b.WriteString(`<a href="` + escapeAttr(href) + `">` + escapeHTML(url) + "</a>")
 	case *ast.RawHTML:
 		var b strings.Builder
@@ -498,12 +503,18 @@ func (r *tgRenderer) wrap(n ast.Node, tag, indent string) {
 func (r *tgRenderer) link(n ast.Node, dest, indent string) {
 	scheme, _, ok := strings.Cut(strings.ToLower(dest), ":")
 	if ok && (scheme == "http" || scheme == "https" || scheme == "tg" || scheme == "mailto" || scheme == "ftp") {
+		if r.inLink { // an image inside a link: the outer link wins
+			r.children(n, indent)
+			return
+		}
+		r.inLink = true
 		r.b.WriteString(`<a href="` + escapeAttr(dest) + `">`)
 		if n.FirstChild() == nil {
 			r.b.WriteString(escapeHTML(dest))
 		}
 		r.children(n, indent)
 		r.b.WriteString("</a>")
+		r.inLink = false
 		return
 	}
 	r.b.WriteString("[")

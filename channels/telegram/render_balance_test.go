@@ -141,6 +141,8 @@ func FuzzRenderHTMLBalanced(f *testing.F) {
 		"- a\n  ```go\n  x < y\n  ```\n- b", "> q <tg-spoiler>s\n\nafter</tg-spoiler>",
 		"| a | b |\n|---|---|\n| *x* | `y` |", "***a** b*", "<i><b>x</i></b>",
 		"1. x\n   > quote\n   > > nested", "![img *alt*](https://x/y.png)",
+		"[![badge](https://img.example/b.svg)](https://example.com) <https://a.b>",
+		"[see <https://x.example> here](https://y.example)",
 	} {
 		f.Add(s)
 	}
