@@ -27,7 +27,6 @@ type stream struct {
 
 	started  bool // headers sent
 	roleSent bool
-	broken   bool // a write failed; the client is gone
 	buf      bytes.Buffer
 }
 
@@ -123,7 +122,7 @@ func (s *stream) deltaFrame(text string) ([]byte, error) {
 	return f, err
 }
 
-// progressFrame is the frame [stream.progress] would send.
+// progressFrame is a tool progress note as one SSE comment line.
 func progressFrame(p *Progress) ([]byte, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
@@ -148,16 +147,6 @@ func (s *stream) delta(text string) error {
 		s.roleSent = true
 	}
 	return s.data(s.chunk(d, nil))
-}
-
-func (s *stream) progress(p *Progress) error {
-	body, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	// json.Marshal escapes line breaks inside strings, so the comment is
-	// one line.
-	return s.send(append(append([]byte(ProgressPrefix), body...), '\n', '\n'))
 }
 
 func (s *stream) finish(reason string, u Usage) error {

@@ -136,10 +136,10 @@ func TestGatewayDiskFullDeliversAndTellsOnce(t *testing.T) {
 			await(4)
 			disk.full.Store(true)
 			inject("e", "e")
-			got := await(5)
+			await(5)
 			time.Sleep(200 * time.Millisecond)
 			stop()
-			got = answers(f.Record())
+			got := answers(f.Record())
 			if len(got) != 5 {
 				t.Fatalf("answers = %q, want 5 (no turn run twice)", got)
 			}
