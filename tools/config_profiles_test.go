@@ -56,7 +56,9 @@ func TestSubagentProfilesTool(t *testing.T) {
 	}
 	yes, no := &asked{d: sandbox.Allow}, &asked{d: sandbox.Deny}
 	human := sandbox.WithApprover(WithRecipient(context.Background(), Recipient{Channel: "cli", ChatID: "c"}), yes)
-	call := func(ctx context.Context, a args) (string, error) { return reg.Execute(ctx, "subagent_profiles", raw(a)) }
+	call := func(ctx context.Context, a args) (string, error) {
+		return reg.Execute(ctx, "subagent_profiles", raw(a))
+	}
 
 	// Reads need nobody.
 	got, err := call(context.Background(), args{"operation": "list"})
