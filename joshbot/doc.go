@@ -29,8 +29,8 @@
 //	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
-//	internal/config, output, redact, cron, tuning, workspace, footprint,
-//	onboard, report, termsafe, injection (its tests only)
+//	internal/config, configedit, output, redact, cron, tuning, workspace,
+//	footprint, onboard, report, termsafe, injection (its tests only)
 //	                    leaves: import no package drawn above them
 //
 // cmd/joshbot stays under a hundred lines; a package over about 2,500
