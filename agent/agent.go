@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,10 +58,18 @@ type Agent struct {
 	// maxAnswerBytes is LimitOptions.MaxAnswerBytes with its default
 	// applied.
 	maxAnswerBytes int
-	log            *slog.Logger
-	now            func() time.Time
-	files          fileCache
-	names          SettingNames
+	// maxRefused, maxMessageBytes, contextWindow and waitingNotice are
+	// the options of the same names with their defaults applied;
+	// maxRefused and waitingNotice are zero when turned off,
+	// contextWindow when the model's own is used.
+	maxRefused      int
+	maxMessageBytes int
+	contextWindow   int
+	waitingNotice   time.Duration
+	log             *slog.Logger
+	now             func() time.Time
+	files           fileCache
+	names           SettingNames
 
 	compactionThreshold int
 	memory              LongTermMemory
@@ -93,24 +102,34 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	if n := opts.Limits.MaxAnswerBytes; n < 0 || n > MaxAnswerBytesLimit {
 		return nil, fmt.Errorf("agent: LimitOptions.MaxAnswerBytes is %d: use 1 to %d, or 0 for the default of %d", n, MaxAnswerBytesLimit, DefaultMaxAnswerBytes)
 	}
+	if n := opts.Limits.MaxMessageBytes; n < 0 {
+		return nil, fmt.Errorf("agent: LimitOptions.MaxMessageBytes is %d: use a positive number, or 0 for the default of %d", n, DefaultMaxMessageBytes)
+	}
+	if n := opts.Requests.ContextWindow; n < 0 {
+		return nil, fmt.Errorf("agent: RequestOptions.ContextWindow is %d: use a positive number of tokens, or 0 for the model's known window", n)
+	}
 	a := &Agent{
-		provider:       provider,
-		providerName:   opts.Requests.ProviderName,
-		model:          model,
-		tools:          opts.Tools,
-		sessions:       sessions,
-		workspace:      opts.Workspace,
-		maxIterations:  opts.Limits.MaxIterations,
-		timeout:        opts.Limits.Timeout,
-		historyLimit:   opts.Limits.HistoryLimit,
-		temperature:    opts.Requests.Temperature,
-		maxTokens:      opts.Requests.MaxTokens,
-		streaming:      !opts.Requests.DisableStreaming,
-		quietFallback:  opts.Requests.QuietFallback,
-		maxAnswerBytes: opts.Limits.MaxAnswerBytes,
-		log:            opts.Logger,
-		now:            opts.Now,
-		names:          opts.SettingNames.withDefaults(),
+		provider:        provider,
+		providerName:    opts.Requests.ProviderName,
+		model:           model,
+		tools:           opts.Tools,
+		sessions:        sessions,
+		workspace:       opts.Workspace,
+		maxIterations:   opts.Limits.MaxIterations,
+		timeout:         opts.Limits.Timeout,
+		historyLimit:    opts.Limits.HistoryLimit,
+		temperature:     opts.Requests.Temperature,
+		maxTokens:       opts.Requests.MaxTokens,
+		streaming:       !opts.Requests.DisableStreaming,
+		quietFallback:   opts.Requests.QuietFallback,
+		maxAnswerBytes:  opts.Limits.MaxAnswerBytes,
+		maxRefused:      opts.Limits.MaxRefusedRepeats,
+		maxMessageBytes: opts.Limits.MaxMessageBytes,
+		contextWindow:   opts.Requests.ContextWindow,
+		waitingNotice:   opts.Requests.WaitingNotice,
+		log:             opts.Logger,
+		now:             opts.Now,
+		names:           opts.SettingNames.withDefaults(),
 
 		compactionThreshold: opts.Memory.CompactionThreshold,
 		memory:              opts.Memory.LongTerm,
@@ -126,6 +145,21 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	}
 	if a.maxAnswerBytes == 0 {
 		a.maxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	switch {
+	case a.maxRefused == 0:
+		a.maxRefused = DefaultMaxRefusedRepeats
+	case a.maxRefused < 0:
+		a.maxRefused = 0
+	}
+	if a.maxMessageBytes == 0 {
+		a.maxMessageBytes = DefaultMaxMessageBytes
+	}
+	switch {
+	case a.waitingNotice == 0:
+		a.waitingNotice = DefaultWaitingNotice
+	case a.waitingNotice < 0:
+		a.waitingNotice = 0
 	}
 	if a.providerName == "" {
 		a.providerName = "provider"
@@ -204,14 +238,19 @@ type Reply struct {
 	// Interrupted is set when the model's stream broke after part of the
 	// answer was shown: Text is that part, and the error is the one the
 	// sink received as [StreamEvent] Err. Process returns no error then,
-	// because the turn kept what arrived.
+	// because the turn kept what arrived. It is also set when the turn
+	// was stopped after part of the answer was shown: Text is that part,
+	// Interrupted is the context's cause, and Process returns an error
+	// wrapping [ErrStopped].
 	Interrupted error
 }
 
 // Process runs one turn: it saves the user's message, runs the ReAct loop,
 // and saves the exchange. On failure it returns a non-nil Reply whose Text
 // tells the user what went wrong, together with the error: a provider
-// failure (naming the provider), [ErrIterationLimit] or [ErrTurnTimeout].
+// failure (naming the provider), [ErrIterationLimit] (also
+// [ErrRepeatedCalls]), [ErrTurnTimeout], [ErrStopped] or
+// [ErrMessageTooLarge].
 // When the answer arrived but the session could not be written, the Reply
 // carries the answer and the error is a [*SaveError] (see [ErrNotSaved]).
 // Otherwise, the session keeps the user's message and every step the
@@ -222,6 +261,9 @@ type Reply struct {
 func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if reply, err := a.bigMessage(&req); err != nil {
+		return reply, err
 	}
 	// Text that is not the user's own never runs a slash command: an
 	// outsider's "/model …" or "/clear" is just more data.
@@ -337,6 +379,10 @@ type turn struct {
 	// staged waits for the background write of the user's message.
 	staged func() error
 	sink   Sink
+	// rawSink is the caller's sink once sink is serialized with sinkMu
+	// (see waitFor); nil before.
+	rawSink Sink
+	sinkMu  sync.Mutex
 	// streamed is true once any text reached the sink this turn.
 	streamed bool
 	// model is the model asked this turn; empty means a.model.
@@ -349,6 +395,9 @@ type turn struct {
 	steps   stepLog
 	// streamDied is set when a stream broke after text was shown.
 	streamDied error
+	// partial is the text shown of an answer whose request ended with the
+	// turn's context (a stop, a timeout); it is kept as interrupted.
+	partial string
 	// providerFailed is set when the provider call ended the turn.
 	providerFailed bool
 	// notice is the first fallback notice of the turn, which opens the
@@ -416,9 +465,14 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		reply.Iterations++
 		refreshTools()
 		msgs = repairMessages(msgs, a.log)
+		sent, dropped, clipped := fitWindow(msgs, a.windowBudget(model), toolTokens(defs))
+		if dropped+clipped > 0 {
+			a.log.Info("request shrunk to fit the model's context window", "session", t.sess.Key, "model", model,
+				"budget_tokens", a.windowBudget(model), "messages_left_out", dropped, "messages_clipped", clipped)
+		}
 		req := &providers.Request{
 			Model:       model,
-			Messages:    msgs,
+			Messages:    sent,
 			Tools:       defs,
 			Temperature: a.temperature,
 			MaxTokens:   a.maxTokens,
@@ -428,6 +482,11 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			// A refused attachment is the message's problem, not an
 			// incident of the provider.
 			t.providerFailed = !errors.Is(err, providers.ErrAttachment)
+			if t.partial != "" {
+				// What the user saw stays in the conversation, marked as
+				// cut off, so the session alternates and the model knows.
+				t.sess.Messages = append(t.sess.Messages, memory.Message{Role: providers.RoleAssistant, Kind: memory.KindInterrupted, Content: t.partial, Time: a.now()})
+			}
 			return t.fail(ctx, reply, err)
 		}
 		addUsage(&reply.Usage, resp.Usage)
@@ -498,6 +557,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			msgs = append(msgs, res)
 			t.record(&res)
 		}
+		if a.maxRefused > 0 && t.steps.refused >= a.maxRefused {
+			return t.stopRepeats(reply)
+		}
 	}
 	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by %s. "+
 		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, a.names.MaxIterations, reply.ToolCalls, t.steps.summary())
@@ -513,7 +575,10 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 	}
 	if ctx.Err() != nil {
 		reply.Text = "Stopped."
-		return reply, fmt.Errorf("agent: turn cancelled: %w", ctx.Err())
+		if t.partial != "" {
+			reply.Text, reply.Interrupted = t.partial, context.Cause(ctx)
+		}
+		return reply, fmt.Errorf("agent: %w: %w", ErrStopped, ctx.Err())
 	}
 	if errors.Is(err, providers.ErrAttachment) {
 		reply.Text = t.attachmentRefusal(err)
@@ -526,7 +591,9 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 // ask sends one request, streaming when a sink is attached.
 func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if t.sink == nil || !t.a.streaming {
+		started := t.waitFor()
 		resp, err := t.a.provider.Chat(ctx, req)
+		started()
 		if err == nil {
 			t.fallback(resp.FallbackNotice)
 		}
@@ -537,6 +604,7 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	}
 	delivered := false
 	shown := 0
+	var text strings.Builder // what this request showed
 	if t.streamed {
 		// Keep answers from consecutive iterations apart on screen.
 		t.sink(StreamEvent{Delta: "\n\n"})
@@ -545,15 +613,21 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		delivered = true
 		t.streamed = true
 		if s = t.capStream(s, &shown); s != "" {
+			text.WriteString(s)
 			t.sink(StreamEvent{Delta: s})
 		}
 	}}
+	started := t.waitFor()
 	resp, err := t.a.provider.ChatStream(ctx, req, func(d providers.Delta) {
+		if d.Notice != "" || d.Content != "" {
+			started()
+		}
 		t.fallback(d.Notice)
 		if d.Content != "" {
 			hold.feed(d.Content)
 		}
 	})
+	started()
 	if err == nil {
 		t.fallback(resp.FallbackNotice)
 		hold.finish(t.isTextCall(resp))
@@ -563,11 +637,13 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 	// non-streaming path, fallbacks included; asking again would repeat
 	// that whole sequence. Nor is a refused attachment worth a second
 	// try: it was refused before anything was sent.
-	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) && !errors.Is(err, providers.ErrAttachment) {
+	if !delivered && ctx.Err() == nil && !errors.Is(err, providers.ErrAllFailed) && !errors.Is(err, providers.ErrAttachment) && !firstByteTimeout(err) {
 		// Nothing reached the screen, so a plain request can redo the
 		// answer invisibly.
 		t.a.log.Warn("stream failed before any text; retrying without streaming", "provider", t.a.providerName, "err", err)
+		started := t.waitFor()
 		resp, err = t.a.provider.Chat(ctx, req)
+		started()
 		if err == nil {
 			t.fallback(resp.FallbackNotice)
 		}
@@ -584,6 +660,9 @@ func (t *turn) ask(ctx context.Context, req *providers.Request) (*providers.Resp
 		t.sink(StreamEvent{Err: err})
 		resp.Message.ToolCalls = nil
 		return resp, nil
+	}
+	if delivered && ctx.Err() != nil {
+		t.partial = text.String()
 	}
 	return nil, err
 }

@@ -502,7 +502,9 @@ func TestInvalidSessionKeyIsRefused(t *testing.T) {
 // The user's message is written in the background while the request goes
 // out; when that write fails, no tool may run on the message's behalf.
 func TestUnsavedMessageRunsNoTool(t *testing.T) {
-	a, srv, store, ws := setup(t, nil)
+	// The cap on messages would move this one to the inbox; it is raised
+	// so the message reaches the session's own write.
+	a, srv, store, ws := setup(t, &agent.Options{Limits: agent.LimitOptions{MaxMessageBytes: memory.MaxLineBytes + 1}})
 	if err := os.Remove(filepath.Join(ws, "a.txt")); err != nil {
 		t.Fatal(err)
 	}

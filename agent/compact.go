@@ -66,7 +66,8 @@ func (a *Agent) compactionDue(sess *memory.Session, finished bool) (cut int, due
 	// Many short messages compact too, before the history window would
 	// drop the oldest of them from the request unsummarized.
 	overCount := len(msgs) > a.historyLimit
-	if !overCount && estimateTokens(msgs) < a.compactionThreshold {
+	threshold := a.compactAt()
+	if !overCount && estimateTokens(msgs) < threshold {
 		return 0, false
 	}
 	if finished {
@@ -81,11 +82,19 @@ func (a *Agent) compactionDue(sess *memory.Session, finished bool) (cut int, due
 	// When nearly all of the size is in the part that must stay (one huge
 	// recent message, say), a summary would gain little and cost a model
 	// call on every turn; the history window still bounds the request.
-	if !overCount && estimateTokens(msgs[:cut]) < a.compactionThreshold/8 {
+	if !overCount && estimateTokens(msgs[:cut]) < threshold/8 {
 		a.log.Debug("compaction skipped: too little to summarize", "session", sess.Key)
 		return 0, false
 	}
 	return cut, true
+}
+
+// compactAt is the size in tokens above which a session compacts:
+// CompactionThreshold, or three quarters of the request budget of the
+// model's context window when that is smaller, so a session compacts
+// before its requests must leave history out.
+func (a *Agent) compactAt() int {
+	return min(a.compactionThreshold, a.windowBudget(a.model)*3/4)
 }
 
 // maybeCompact compacts sess before the turn's request when it is over the
@@ -180,8 +189,13 @@ func (a *Agent) compact(ctx context.Context, sess *memory.Session, cut int) (int
 	// most to the conversation that continues.
 	var lines []string
 	total := b.Len()
-	for i := len(span) - 1; i >= 0 && total < compactMaxInputChars; i-- {
+	// The summarizing request fits the model's window too.
+	maxInput := min(compactMaxInputChars, (a.windowBudget(a.model)-compactSummaryTokens)*4-len(compactPrompt)-256)
+	for i := len(span) - 1; i >= 0 && total < maxInput; i-- {
 		l := transcriptLine(&span[i])
+		if total+len(l) > maxInput && len(lines) > 0 {
+			break
+		}
 		lines = append(lines, l)
 		total += len(l)
 	}

@@ -32,7 +32,7 @@ func window(msgs []memory.Message, limit int) []memory.Message {
 
 func toProviderMessage(m *memory.Message) providers.Message {
 	// A stored attachment is never sent again: the model sees a note.
-	pm := providers.Message{Role: m.Role, Content: refNotes(m.Content, m.Attachments), Name: m.Name, ToolCallID: m.ToolCallID}
+	pm := providers.Message{Role: m.Role, Content: refNotes(stoppedContent(m), m.Attachments), Name: m.Name, ToolCallID: m.ToolCallID}
 	if len(m.ToolCalls) > 0 {
 		pm.ToolCalls = make([]providers.ToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {

@@ -27,6 +27,13 @@
 // names the limit and the setting that raises it: the [LimitOptions] field,
 // or the name a program gives it in [Options].SettingNames.
 //
+// A message longer than [LimitOptions].MaxMessageBytes is kept whole in a
+// file under the workspace's [InboxDir] and the session gets a reference
+// to it ([ErrMessageTooLarge] without a workspace). No request is built
+// larger than the model's context window ([RequestOptions].ContextWindow)
+// less the room for the answer: older history is left out of the request,
+// then the longest contents are clipped, while the session keeps them.
+//
 // # Memory
 //
 // A session that grows past [MemoryOptions].CompactionThreshold is compacted: its
@@ -51,7 +58,12 @@
 // asked to stream and every text delta reaches the sink as it arrives, as
 // a [StreamEvent]. A fallback notice, each tool call's start and end, and
 // a stream that broke after text was shown arrive as events of their own
-// kind, so no sink has to read the text to learn what happened.
+// kind, so no sink has to read the text to learn what happened. While the
+// model has not started answering, Waiting events say for how long, so a
+// surface can show a spinner or a typing status. When the turn's context
+// is cancelled after text was shown, the session keeps that text as an
+// interrupted answer (memory.KindInterrupted), [Agent.Process] returns it
+// with [ErrStopped], and later turns tell the model it was cut off.
 // Without a sink the turn is byte-identical to the non-streaming path.
 //
 // # Attachments
@@ -77,7 +89,9 @@
 // A tool called with the same arguments more than [LimitOptions].RepeatLimit
 // times in a row is refused with an explanation the model can act on, and
 // a turn that reaches its iteration limit ends with a summary of the tools
-// it used. Tool calls a local model writes as JSON text are executed.
+// it used. A model that ignores [LimitOptions].MaxRefusedRepeats refusals
+// in one turn is not asked again: the turn ends with the same summary and
+// [ErrRepeatedCalls]. Tool calls a local model writes as JSON text are executed.
 //
 // # Subagents and incidents
 //

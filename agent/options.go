@@ -124,6 +124,20 @@ type RequestOptions struct {
 	// DisableStreaming keeps even turns with a sink on the non-streaming
 	// path; the sink then receives the whole answer at once.
 	DisableStreaming bool
+	// ContextWindow is the model's context window in tokens; zero means
+	// what providers.ContextWindow knows of the model (128k for one it
+	// does not). No request is built larger than the window less the
+	// room kept for the answer (MaxTokens, or else DefaultReplyReserve
+	// up to a quarter of the window): older history is left out of the
+	// request first, then the longest contents are clipped; the session
+	// keeps every word. Automatic compaction starts by three quarters of
+	// that budget at the latest.
+	ContextWindow int
+	// WaitingNotice is how long a streamed request may go without its
+	// answer starting before the sink receives a [StreamEvent] Waiting,
+	// repeated at the same interval until the answer starts; zero means
+	// DefaultWaitingNotice and a negative value sends none.
+	WaitingNotice time.Duration
 	// QuietFallback suppresses the one-line notice a provider chain sets
 	// (providers.Response.FallbackNotice) when a fallback model answered.
 	// False shows it at the start of the reply and as a [StreamEvent]
@@ -160,6 +174,19 @@ type LimitOptions struct {
 	// note naming that file; a streamed answer stops at the cap too, so
 	// nothing is shown that the session does not keep.
 	MaxAnswerBytes int
+	// MaxRefusedRepeats is how many repeated tool calls the loop guard
+	// (RepeatLimit) may refuse in one turn before the turn ends without
+	// asking the model again, answering with the summary an iteration
+	// limit gives and [ErrRepeatedCalls]. Zero means
+	// DefaultMaxRefusedRepeats; negative never ends a turn for this.
+	MaxRefusedRepeats int
+	// MaxMessageBytes caps the user's message kept in the session; zero
+	// means DefaultMaxMessageBytes, and New refuses a negative value. A
+	// longer message is saved whole in a file under the workspace's
+	// InboxDir, and the session and the model get a reference to it with
+	// its beginning (the model reads the rest with the file tools);
+	// without a workspace it is refused with [ErrMessageTooLarge].
+	MaxMessageBytes int
 }
 
 // MemoryOptions configure compaction and long-term memory.
@@ -244,6 +271,12 @@ type SettingNames struct {
 	// MaxAnswerBytes sets [LimitOptions].MaxAnswerBytes; empty means
 	// "LimitOptions.MaxAnswerBytes".
 	MaxAnswerBytes string
+	// MaxRefusedRepeats sets [LimitOptions].MaxRefusedRepeats; empty means
+	// "LimitOptions.MaxRefusedRepeats".
+	MaxRefusedRepeats string
+	// MaxMessageBytes sets [LimitOptions].MaxMessageBytes; empty means
+	// "LimitOptions.MaxMessageBytes".
+	MaxMessageBytes string
 }
 
 // withDefaults fills the empty names with the package's option names.
@@ -259,5 +292,7 @@ func (n SettingNames) withDefaults() SettingNames {
 	def(&n.MaxSubagentDepth, "LimitOptions.MaxSubagentDepth")
 	def(&n.Profiles, "CommandOptions.Profiles")
 	def(&n.MaxAnswerBytes, "LimitOptions.MaxAnswerBytes")
+	def(&n.MaxRefusedRepeats, "LimitOptions.MaxRefusedRepeats")
+	def(&n.MaxMessageBytes, "LimitOptions.MaxMessageBytes")
 	return n
 }

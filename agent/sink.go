@@ -1,6 +1,9 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // StreamEvent is one piece of a streamed turn. Exactly one of its fields is
 // set: a sink tells the kinds apart by field, never by parsing text.
@@ -20,6 +23,14 @@ type StreamEvent struct {
 	// error. It wraps the provider's error, for example
 	// providers.ErrStreamInterrupted.
 	Err error
+	// Waiting, when positive, says the model has not started answering
+	// a request sent this long ago. It comes after
+	// [RequestOptions].WaitingNotice and again at that interval while the
+	// wait lasts; any event of another kind ends the wait. A terminal
+	// shows a spinner or a status line until then, a chat channel its
+	// typing status. Waiting events come from a timer goroutine, but
+	// never at the same time as another event of the turn.
+	Waiting time.Duration
 	// Done is true on the final event of a turn.
 	Done bool
 }
@@ -39,8 +50,9 @@ type ToolProgress struct {
 	Failed bool
 }
 
-// Sink receives the events of a streamed turn, in order, on the goroutine
-// running the turn. It must not block for long: the model's stream waits
+// Sink receives the events of a streamed turn, in order, one at a time, on
+// the goroutine running the turn (Waiting events excepted, see
+// [StreamEvent]). It must not block for long: the model's stream waits
 // for it.
 type Sink func(StreamEvent)
 

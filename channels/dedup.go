@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,29 +37,71 @@ func dedupKey(channel, id string) string {
 	return r.Replace(channel) + "\t" + r.Replace(id)
 }
 
-func openDedup(path string) (*dedup, error) {
-	d := &dedup{path: path, seen: make(map[string]struct{})}
+// maxDedupLine bounds one line of the dedup log. A key is a channel name
+// and a platform id, a few dozen bytes; a line longer than this was not
+// written by the router, and reading it whole would only cost memory.
+const maxDedupLine = 4096
+
+// openDedup loads the log at path. A log the router cannot have written
+// (a line over maxDedupLine) is moved aside to path+".corrupt" with its
+// bytes intact, and the keys it held that still read well are kept;
+// quarantined names that file, for the caller to warn about. A damaged
+// log never stops the gateway: at worst a redelivery of an old message is
+// not recognised.
+func openDedup(path string) (d *dedup, quarantined string, err error) {
+	d = &dedup{path: path, seen: make(map[string]struct{})}
 	f, err := os.Open(path)
 	switch {
 	case err == nil:
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 0, 4096), 1<<20)
-		for sc.Scan() {
-			if line := sc.Text(); strings.Contains(line, "\t") {
-				d.remember(line)
+		bad, rerr := d.load(f)
+		f.Close()
+		if rerr != nil {
+			return nil, "", fmt.Errorf("dedup log %s: %w", path, rerr)
+		}
+		if bad {
+			quarantined = path + ".corrupt"
+			if err := os.Rename(path, quarantined); err != nil {
+				return nil, "", fmt.Errorf("dedup log %s: set the unreadable file aside: %w", path, err)
 			}
 		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("dedup log %s: %w", path, err)
-		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("dedup log %s: %w", path, err)
+		return nil, "", fmt.Errorf("dedup log %s: %w", path, err)
 	}
 	if err := d.rewrite(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return d, nil
+	return d, quarantined, nil
+}
+
+// load remembers every key of r and reports whether a line was too long
+// to be one. Lines without a tab (a torn last line) are skipped quietly.
+func (d *dedup) load(r io.Reader) (bad bool, err error) {
+	br := bufio.NewReaderSize(r, maxDedupLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			bad = true
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == io.EOF {
+				return bad, nil
+			}
+			if err != nil {
+				return bad, err
+			}
+			continue
+		}
+		if s := strings.TrimSuffix(string(line), "\n"); strings.Contains(s, "\t") {
+			d.remember(s)
+		}
+		if err == io.EOF {
+			return bad, nil
+		}
+		if err != nil {
+			return bad, err
+		}
+	}
 }
 
 // remember adds key in memory; callers hold mu or own d exclusively.

@@ -33,8 +33,9 @@
 //   - [Backoff] and [Jitter] pace reconnects so a flaky platform never
 //     takes the gateway down and gateways never retry in lockstep.
 //   - [SafeHTTPClient] fetches URLs that came from a message without ever
-//     reaching a private address; [HostAllowed] gates a credential to
-//     first-party hosts.
+//     reaching a private address, through the one outbound address guard,
+//     package github.com/joshbot/joshbot/sandbox/egress; [HostAllowed]
+//     gates a credential to first-party hosts.
 //   - [SaveToSpool] and [ResolveSpoolID] keep inbound media in a
 //     content-addressed spool that is the trust boundary: ids cross process
 //     boundaries, paths never do.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,50 +77,6 @@ func TestHostAllowed(t *testing.T) {
 	}
 	if channels.HostAllowed("x.com") {
 		t.Error("no suffixes must allow nothing")
-	}
-}
-
-func TestPublicAddr(t *testing.T) {
-	for _, tt := range []struct {
-		ip     string
-		public bool
-	}{
-		{"8.8.8.8", true},
-		{"2606:4700:4700::1111", true},
-		{"127.0.0.1", false},
-		{"127.127.127.127", false},
-		{"0.0.0.0", false},
-		{"10.1.2.3", false},
-		{"172.16.0.1", false},
-		{"192.168.1.1", false},
-		{"169.254.169.254", false},
-		{"100.64.0.1", false},
-		{"224.0.0.1", false},
-		{"255.255.255.255", false},
-		{"::1", false},
-		{"::", false},
-		{"::ffff:127.0.0.1", false},
-		{"::ffff:8.8.8.8", true},
-		{"fd00::1", false},
-		{"fe80::1", false},
-		{"64:ff9b::7f00:1", false},
-		{"64:ff9b::808:808", true},
-		{"2002:7f00:1::1", false},
-		{"2002:c0a8:101::1", false},
-		{"2001:db8::1", false},
-		{"ff02::1", false},
-		{"::7f00:1", false},             // IPv4-compatible loopback
-		{"2606:4700::1111%eth0", false}, // a zone names a local interface
-		{"64:ff9b:1::808:808", false},   // local-use NAT64
-		{"192.88.99.1", false},          // 6to4 relay anycast
-		{"2001:0:4136:e378::1", false},  // Teredo
-		{"2001:10::1", false},           // ORCHID
-		{"3fff::1", false},              // documentation
-		{"fec0::1", false},              // site-local
-	} {
-		if got := channels.PublicAddr(netip.MustParseAddr(tt.ip)); got != tt.public {
-			t.Errorf("PublicAddr(%s) = %v, want %v", tt.ip, got, tt.public)
-		}
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // inbox is a durable queue of accepted messages: one file per message in a
@@ -52,6 +54,9 @@ func openInbox(dir string, now func() time.Time) (*inbox, error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("inbox %s: %w", dir, err)
 	}
+	// A write killed between its temp file and the rename leaves the temp
+	// file behind; nothing else would remove it.
+	atomicfile.Sweep(dir, time.Minute)
 	return &inbox{dir: dir, now: now}, nil
 }
 
@@ -130,43 +135,18 @@ func (b *inbox) finish(e entry) error {
 	return errors.Join(errs...)
 }
 
-// writeSynced writes name in dir through a synced temp file and rename,
-// then syncs the directory, so the file exists whole or not at all.
+// writeSynced writes name in dir durably through package atomicfile, so
+// the file exists whole or not at all.
 func writeSynced(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("inbox write: %w", err)
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		return fmt.Errorf("inbox: %w", err)
 	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("inbox write: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("inbox write: %w", err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
 func renameSynced(dir, from, to string) error {
-	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+	if err := atomicfile.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
 		return fmt.Errorf("inbox: %w", err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }

@@ -118,8 +118,13 @@ func NewRouter(opts *RouterOptions) (*Router, error) {
 	for _, name := range bad {
 		r.log.Error("unreadable inbox record set aside", "file", name+".bad", "dir", r.inbox.dir)
 	}
-	if r.dedup, err = openDedup(filepath.Join(o.Dir, "dedup.log")); err != nil {
+	var quarantined string
+	if r.dedup, quarantined, err = openDedup(filepath.Join(o.Dir, "dedup.log")); err != nil {
 		return nil, err
+	}
+	if quarantined != "" {
+		r.log.Warn("dedup log had a line no message id could make; set it aside and kept its readable ids (a redelivery of an older message may be answered again)",
+			"file", quarantined)
 	}
 	// A record written just before a crash may not have reached the dedup
 	// log yet; its presence in the inbox is proof enough.

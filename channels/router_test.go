@@ -3,6 +3,7 @@ package channels_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -324,4 +325,55 @@ func TestRouterSetsAsideUnreadableRecords(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "inbox", "00000000000000000001.json.bad")); err != nil || string(b) != "{torn" {
 		t.Fatalf("bad record not kept: %q %v", b, err)
 	}
+}
+
+// A dedup log line far past any key the router writes (a 2 MiB one here)
+// must not stop the gateway: the file is moved aside as .corrupt with a
+// warning, the keys around the bad line are kept, and the router starts.
+func TestRouterQuarantinesDedupLogWithHugeLine(t *testing.T) {
+	dir := t.TempDir()
+	huge := strings.Repeat("x", 2<<20)
+	orig := "telegram\t100\n" + huge + "\ntelegram\t101\n"
+	if err := os.WriteFile(filepath.Join(dir, "dedup.log"), []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	var mu sync.Mutex
+	r := newRouter(t, dir, &channels.RouterOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))})
+	c := newCollector()
+	defer runRouter(t, r, c.handle, nil)()
+	ctx := context.Background()
+	for _, id := range []string{"100", "101"} {
+		if err := r.Deliver(ctx, dm(id, "42", "old")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.none(t)
+	r.Deliver(ctx, dm("102", "42", "new"))
+	if got := c.wait(t, 1); got[0].Text != "new" {
+		t.Fatalf("got %+v", got)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "dedup.log.corrupt"))
+	if err != nil || string(b) != orig {
+		t.Fatalf("the unreadable dedup log was not kept as .corrupt (%d bytes, %v)", len(b), err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "dedup.log")); err != nil || st.Size() > 1024 {
+		t.Fatalf("dedup.log not rewritten with the good keys only: %v %v", st, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "dedup.log.corrupt") || !strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("no warning naming the quarantined file:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // Attachment kinds: a coarse class of content, decided by [KindForMime].
@@ -87,17 +89,13 @@ func SaveToSpool(dir string, r io.Reader, mimeType, name string) (Attachment, er
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Attachment{}, fmt.Errorf("spool %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".incoming-*")
+	f, err := atomicfile.Create(dir, "incoming", 0o600)
 	if err != nil {
 		return Attachment{}, fmt.Errorf("spool %s: %w", dir, err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
+	defer f.Discard() // a no-op once committed
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, MaxAttachmentBytes+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return Attachment{}, fmt.Errorf("spool %q: %w", name, err)
 	}
@@ -107,7 +105,7 @@ func SaveToSpool(dir string, r io.Reader, mimeType, name string) (Attachment, er
 	kind := KindForMime(mimeType, name)
 	id := hex.EncodeToString(h.Sum(nil)) + spoolExt(kind, name)
 	path := filepath.Join(dir, id)
-	if err := os.Rename(tmp, path); err != nil {
+	if err := f.Commit(path); err != nil {
 		return Attachment{}, fmt.Errorf("spool %q: %w", name, err)
 	}
 	return Attachment{Path: path, Kind: kind, Mime: mimeType, Name: name}, nil
@@ -178,8 +176,8 @@ func isHex(s string) bool {
 
 // SweepSpool removes from the spool directory dir the files SaveToSpool
 // made that were last written more than maxAge before now, and any
-// interrupted upload (".incoming-*") as old. Nothing else in dir is
-// touched. A missing directory is an empty spool. It returns how many
+// interrupted upload (".incoming.*.tmp", or ".incoming-*" from before)
+// as old. Nothing else in dir is touched. A missing directory is an empty spool. It returns how many
 // files it removed; it goes on past a file it cannot remove and reports
 // the first such error.
 //
@@ -200,7 +198,7 @@ func SweepSpool(dir string, maxAge time.Duration, now time.Time) (int, error) {
 	var first error
 	for _, e := range entries {
 		name := e.Name()
-		ours := strings.HasPrefix(name, ".incoming-")
+		ours := strings.HasPrefix(name, ".incoming-") || atomicfile.IsTemp(name)
 		if !ours {
 			hash, ext, _ := strings.Cut(name, ".")
 			ours = len(hash) == 64 && isHex(hash) && ext != "" && len(ext) <= 8 && isAlnum(ext)

@@ -34,7 +34,8 @@
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
 //	internal/config, configedit, output, redact, cron, tuning, workspace,
-//	footprint, onboard, report, termsafe, injection (its tests only)
+//	footprint, onboard, report, termsafe, injection (its tests only),
+//	soaktest (tests only: it drives the built binary from outside)
 //	                    leaves: import no package drawn above them
 //
 // cmd/joshbot stays under a hundred lines; a package over about 2,500

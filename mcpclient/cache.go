@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // manifestCache keeps each server's manifest from the last time it
@@ -79,23 +81,7 @@ func (c *manifestCache) save(server string, man Manifest) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".mcp-manifests-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), c.path)
+	return atomicfile.WriteFile(c.path, append(raw, '\n'), 0o600)
 }
 
 // useCached offers the tools of man, a server's cached manifest, when the

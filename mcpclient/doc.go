@@ -73,7 +73,9 @@
 //
 // # Streamable HTTP
 //
-// A URL server gets the same trust and bounds; its connections refuse
-// loopback, private and link-local addresses at dial time unless the
-// server's AllowPrivate is set.
+// A URL server gets the same trust and bounds; its connections go
+// through the one outbound address guard, package
+// github.com/joshbot/joshbot/sandbox/egress, which refuses loopback,
+// private and link-local addresses when dialling, on the socket and on
+// every redirect, unless the server's AllowPrivate is set.
 package mcpclient

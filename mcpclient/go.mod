@@ -2,9 +2,13 @@ module github.com/joshbot/joshbot/mcpclient
 
 go 1.26.0
 
-replace github.com/joshbot/joshbot/sandbox => ../sandbox
+replace (
+	github.com/joshbot/joshbot/memory => ../memory
+	github.com/joshbot/joshbot/sandbox => ../sandbox
+)
 
 require (
+	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.uber.org/goleak v1.3.0

@@ -1,63 +1,59 @@
 package mcpclient
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/sandbox/egress"
 )
 
 // ErrPrivateAddress is returned (wrapped) when a Streamable HTTP server's
 // address is loopback, private, link-local or otherwise not on the public
 // internet and the server's config does not allow it. It is
-// [sandbox.ErrNonPublicAddress]: the rule is sandbox.PublicAddr, the one
-// web_fetch applies, so errors.Is matches either name.
-var ErrPrivateAddress = sandbox.ErrNonPublicAddress
-
-// dialControl checks the address actually being dialled, after name
-// resolution, so neither a DNS answer nor a redirect can point the
-// connection somewhere private. With allowPrivate there is no check.
-func dialControl(allowPrivate bool) func(network, address string, c syscall.RawConn) error {
-	if allowPrivate {
-		return nil
-	}
-	check := sandbox.DialControl(nil)
-	return func(network, address string, c syscall.RawConn) error {
-		if err := check(network, address, c); err != nil {
-			return fmt.Errorf("%w; set allow_private on the server to reach it", err)
-		}
-		return nil
-	}
-}
+// [egress.ErrNonPublicAddress]: the rule is the one outbound address
+// guard's, package github.com/joshbot/joshbot/sandbox/egress, which
+// web_fetch and channel downloads obey too, so errors.Is matches either
+// name.
+var ErrPrivateAddress = egress.ErrNonPublicAddress
 
 // newHTTPClient returns the client a Streamable HTTP server is spoken to
 // with: no proxy (a proxy would dial for us, past the address check),
-// addresses checked at dial time, and every response body capped per
-// message, calling onOver when a message is too large.
+// every name and address checked by an [egress.Guard] when dialling and on
+// the socket, every redirect checked likewise, and every response body
+// capped per message, calling onOver when a message is too large. With
+// allowPrivate (Server.AllowPrivate) there is no address check: the
+// operator named the server.
 func newHTTPClient(allowPrivate bool, onOver func()) *http.Client {
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: dialControl(allowPrivate)}
-	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           d.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
+	var tr *http.Transport
+	check := func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("stopped after %d redirects", len(via))
+		}
+		return nil
 	}
-	return &http.Client{
-		Transport: &capTransport{rt: tr, onOver: onOver},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return fmt.Errorf("stopped after %d redirects", len(via))
+	if allowPrivate {
+		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		tr = &http.Transport{Proxy: nil, DialContext: d.DialContext, ForceAttemptHTTP2: true, TLSHandshakeTimeout: 10 * time.Second, ExpectContinueTimeout: time.Second}
+	} else {
+		g := &egress.Guard{DialTimeout: 10 * time.Second}
+		tr = g.Transport()
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := g.DialContext(ctx, network, addr)
+			if errors.Is(err, egress.ErrNonPublicAddress) {
+				err = fmt.Errorf("%w; set allow_private on the server to reach it", err)
 			}
-			return nil
-		},
+			return c, err
+		}
+		check = g.CheckRedirect
 	}
+	tr.MaxIdleConns = 4
+	tr.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: &capTransport{rt: tr, onOver: onOver}, CheckRedirect: check}
 }
 
 // capTransport caps each response body at [MaxMessage] per message: per

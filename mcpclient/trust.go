@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // maxTrustFile bounds how much of a trust store is read; a real one is a
@@ -218,27 +220,10 @@ func (s *TrustStore) write(f *trustFile) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("mcp trust store: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".mcp.trust-*")
-	if err != nil {
-		return fmt.Errorf("mcp trust store: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("mcp trust store: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("mcp trust store: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("mcp trust store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("mcp trust store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
+	// A write killed between its temp file and the rename leaves the temp
+	// file behind; the next write removes it once it is a minute old.
+	atomicfile.Sweep(dir, time.Minute)
+	if err := atomicfile.WriteFile(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("mcp trust store: %w", err)
 	}
 	return nil

@@ -75,4 +75,9 @@
 // destination first (compaction archives before it shortens the session,
 // dream consolidation stores insights before it drops the raw records), so
 // a crash at any point costs at most a repeated step.
+//
+// Package [github.com/joshbot/joshbot/memory/atomicfile] is the durable
+// rewrite behind it (temporary file in the same directory, file sync,
+// rename, directory sync), which every joshbot module uses for the files
+// it rewrites; it depends on nothing, so any module may import it.
 package memory

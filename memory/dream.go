@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // Dream file names inside the workspace.
@@ -237,7 +239,7 @@ func (l *LongTerm) ConsolidateDream() (*ConsolidationReport, error) {
 	if _, err := os.Stat(processing); err == nil {
 		rep.Resumed = true
 	} else {
-		if err := os.Rename(l.rawPath(), processing); errors.Is(err, fs.ErrNotExist) {
+		if err := atomicfile.Rename(l.rawPath(), processing); errors.Is(err, fs.ErrNotExist) {
 			return rep, nil
 		} else if err != nil {
 			return nil, fmt.Errorf("memory: consolidate dream: %w", err)

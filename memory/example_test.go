@@ -40,3 +40,35 @@ func ExampleLongTerm_AddFacts() {
 	// [Has a dog called Rex]
 	// 1 0
 }
+
+// A store keeps one JSONL file per session key; what one Store appends,
+// another opened on the same directory (a restart) loads.
+func ExampleStore() {
+	dir, _ := os.MkdirTemp("", "sessions")
+	defer os.RemoveAll(dir)
+	s, err := memory.NewStore(dir)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := s.Append("telegram:42",
+		memory.Message{Role: "user", Content: "remind me to buy milk"},
+		memory.Message{Role: "assistant", Content: "Noted."},
+	); err != nil {
+		panic(err)
+	}
+
+	again, _ := memory.NewStore(dir)
+	sess, err := again.Load("telegram:42")
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range sess.Messages {
+		fmt.Println(m.Role+":", m.Content)
+	}
+	keys, _ := again.Keys()
+	fmt.Println(keys)
+	// Output:
+	// user: remind me to buy milk
+	// assistant: Noted.
+	// [telegram:42]
+}

@@ -1,8 +1,10 @@
 package memory
 
-// KindInterrupted is the Message.Kind of the assistant message that stands
-// in for an answer that was never saved: the turn was cut off (the process
-// killed, the machine stopped) after the user's message was stored.
+// KindInterrupted is the Message.Kind of an assistant answer that did not
+// finish. Its Content is either [InterruptedText], standing in for an
+// answer that was never saved (the process killed, the machine stopped
+// after the user's message was stored), or the part of the answer that
+// was shown before the user stopped it (Ctrl-C, a Stop button).
 const KindInterrupted = "interrupted"
 
 // InterruptedText is the content of a [KindInterrupted] message. It is

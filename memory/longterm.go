@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // File names of long-term memory inside a workspace.
@@ -473,35 +474,12 @@ func (l *LongTerm) appendHistory(tag, text string, dream bool) error {
 // historyHeader starts every HISTORY.md entry.
 const historyHeader = "## "
 
-// writeFileAtomic replaces name with b through a temporary file in the same
-// directory, creating the directory (0700) if needed.
-func writeFileAtomic(name string, b []byte) (err error) {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// writeFileAtomic replaces name with b durably (package atomicfile: temp
+// file, file sync, rename, directory sync), creating the directory (0700)
+// if needed.
+func writeFileAtomic(name string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriter(tmp)
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return atomicfile.WriteFile(name, b, 0o600)
 }

@@ -12,11 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // Message is one entry of a conversation, stored as one JSON line.
@@ -460,31 +461,27 @@ func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
 // which is acceptable for data that is merely stale when old, like counters.
 // syncFile false skips even the file's sync: the rename is still atomic for
 // every reader and survives the process dying, only not a power cut.
+//
+// The durable case (both true) is package atomicfile's guarantee, through
+// its code; the lighter ones are the store's own trade-offs.
 func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufio.Writer) error) (err error) {
-	// CreateTemp picks a fresh random name per call, so concurrent writers
+	// Create picks a fresh random name per call, so concurrent writers
 	// never share a temporary file, and the leading dot keeps leftovers of
 	// a crash out of directory listings.
-	tmp, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".*.tmp")
+	tmp, err := atomicfile.Create(s.dir, filepath.Base(path), 0o600)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp already uses 0600, but an explicit Chmod keeps the
-	// guarantee independent of that implementation detail.
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
+	defer tmp.Discard() // a no-op once committed
 	w := bufio.NewWriterSize(s.writerFor(tmp.Name(), tmp), 64<<10)
 	if err := fill(w); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if syncFile && syncDir {
+		return tmp.Commit(path)
 	}
 	if syncFile {
 		if err := tmp.Sync(); err != nil {
@@ -494,13 +491,7 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if !syncDir {
-		return nil
-	}
-	return s.syncDir()
+	return os.Rename(tmp.Name(), path)
 }
 
 // writerFor is w, through the test's fault injection when there is one.
@@ -511,25 +502,6 @@ func (s *Store) writerFor(name string, w io.Writer) io.Writer {
 	return w
 }
 
-func (s *Store) syncDir() error {
-	// Windows cannot open a directory for syncing and persists renames
-	// without it.
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
-}
 
 func firstTime(msgs []Message, fallback time.Time) time.Time {
 	for _, m := range msgs {

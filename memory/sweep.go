@@ -4,8 +4,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // staleTempAge is how old a temporary file must be before a sweep removes
@@ -27,7 +28,7 @@ func sweepTemp(dir string) int {
 	cutoff := time.Now().Add(-staleTempAge)
 	removed := 0
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTempName(e.Name()) {
+		if !e.Type().IsRegular() || !atomicfile.IsTemp(e.Name()) {
 			continue
 		}
 		info, err := e.Info()
@@ -44,27 +45,4 @@ func sweepTemp(dir string) int {
 		slog.Info("memory: removed temporary files left by an interrupted write", "dir", dir, "files", removed)
 	}
 	return removed
-}
-
-// isTempName reports whether name has the shape of the store's temporary
-// files: "." + base + "." + digits + ".tmp", with a non-empty base.
-func isTempName(name string) bool {
-	rest, ok := strings.CutPrefix(name, ".")
-	if !ok {
-		return false
-	}
-	rest, ok = strings.CutSuffix(rest, ".tmp")
-	if !ok {
-		return false
-	}
-	dot := strings.LastIndexByte(rest, '.')
-	if dot <= 0 || dot == len(rest)-1 {
-		return false
-	}
-	for _, c := range rest[dot+1:] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -292,6 +292,12 @@ func classify(err error, attempt, maxRetries int) (wait time.Duration, retry boo
 	if errors.Is(err, errBadRequest) || errors.Is(err, ErrAttachment) || errors.Is(err, errTooLarge) {
 		return 0, false, 0
 	}
+	// A provider that went silent is likely to do it again, and each try
+	// costs the whole first-byte limit: the next candidate is better.
+	var te *TransportError
+	if errors.As(err, &te) && te.FirstByte {
+		return 0, false, 0
+	}
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		if !apiErr.Temporary() {

@@ -19,6 +19,14 @@ import (
 // [ClientOptions.Timeout] is zero.
 const DefaultTimeout = 120 * time.Second
 
+// DefaultFirstByteTimeout is how long a streamed request waits for the
+// provider to start answering when [ClientOptions.FirstByteTimeout] is
+// zero. It is generous enough for a local model that must first load or
+// read a long prompt, and short enough that a provider which accepted the
+// connection and went silent is given up on (and a [Chain] falls back)
+// well before the request's whole [DefaultTimeout].
+const DefaultFirstByteTimeout = 60 * time.Second
+
 const (
 	// maxErrorBody bounds how much of a non-2xx body is read to explain it.
 	maxErrorBody = 64 << 10
@@ -46,6 +54,16 @@ type ClientOptions struct {
 	// answer (including the whole stream) is read. Zero means
 	// [DefaultTimeout]; negative is rejected.
 	Timeout time.Duration
+	// FirstByteTimeout bounds the wait for a streamed request's answer to
+	// begin: for the response headers and then for the first stream
+	// event. It ends there; the rest of the stream is bounded by Timeout
+	// only. On expiry the request fails with a [*TransportError] whose
+	// Timeout and FirstByte are set, which a [Chain] moves on from at once
+	// rather than retrying in place. It does not apply to [Client.Chat]:
+	// a non-streamed answer's headers come only when the whole answer is
+	// written. Zero means [DefaultFirstByteTimeout]; negative turns the
+	// limit off. A value at or above Timeout never fires first.
+	FirstByteTimeout time.Duration
 	// HTTPClient sends the requests. Nil means a private client with its own
 	// connection pool. The client's own Timeout, if any, still applies on
 	// top of the per-request Timeout above. The Client uses a copy whose
@@ -81,13 +99,16 @@ type Client struct {
 	endpoint string
 	apiKey   string
 	timeout  time.Duration
-	http     *http.Client
-	headers  http.Header
-	authHdr  string
-	cred     func(context.Context) (string, error)
-	base     *url.URL
-	style    URLStyle
-	extra    map[string]any
+	// firstByte is the first-byte limit of streamed requests; zero means
+	// none.
+	firstByte time.Duration
+	http      *http.Client
+	headers   http.Header
+	authHdr   string
+	cred      func(context.Context) (string, error)
+	base      *url.URL
+	style     URLStyle
+	extra     map[string]any
 
 	// Limits live on the client rather than in package variables so tests
 	// can shrink them without racing each other.
@@ -117,6 +138,13 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
+	firstByte := opts.FirstByteTimeout
+	switch {
+	case firstByte == 0:
+		firstByte = DefaultFirstByteTimeout
+	case firstByte < 0:
+		firstByte = 0
+	}
 	hc := opts.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Transport: newTransport()}
@@ -132,19 +160,20 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		base.RawQuery = q.Encode()
 	}
 	return &Client{
-		name:     name,
-		endpoint: base.JoinPath("chat", "completions").String(),
-		apiKey:   opts.APIKey,
-		timeout:  timeout,
-		http:     hc,
-		headers:  headers,
-		authHdr:  opts.AuthHeader,
-		cred:     opts.Credential,
-		base:     base,
-		style:    opts.Style,
-		extra:    opts.ExtraBody,
-		maxBody:  maxResponseBody,
-		maxLine:  maxLineLength,
+		name:      name,
+		endpoint:  base.JoinPath("chat", "completions").String(),
+		apiKey:    opts.APIKey,
+		timeout:   timeout,
+		firstByte: firstByte,
+		http:      hc,
+		headers:   headers,
+		authHdr:   opts.AuthHeader,
+		cred:      opts.Credential,
+		base:      base,
+		style:     opts.Style,
+		extra:     opts.ExtraBody,
+		maxBody:   maxResponseBody,
+		maxLine:   maxLineLength,
 	}, nil
 }
 
@@ -245,6 +274,22 @@ func mark(class, err error) error { return &marked{err: err, class: class} }
 // tell it apart from a deadline the caller's context carried.
 var errClientTimeout = errors.New("client timeout")
 
+// errFirstByte is the cancel cause of a streamed request whose answer did
+// not begin within the client's first-byte limit.
+var errFirstByte = errors.New("first byte timeout")
+
+// watchFirstByte returns a context that is cancelled when started is not
+// called within the client's first-byte limit, and a function that
+// releases it; ctx itself when there is no limit.
+func (c *Client) watchFirstByte(ctx context.Context) (_ context.Context, started, release func()) {
+	if c.firstByte <= 0 {
+		return ctx, func() {}, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(c.firstByte, func() { cancel(errFirstByte) })
+	return ctx, func() { t.Stop() }, func() { t.Stop(); cancel(nil) }
+}
+
 // Chat sends req and returns the whole answer.
 func (c *Client) Chat(ctx context.Context, req *Request) (*Response, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errClientTimeout)
@@ -277,6 +322,8 @@ func (c *Client) Chat(ctx context.Context, req *Request) (*Response, error) {
 func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errClientTimeout)
 	defer cancel()
+	ctx, started, release := c.watchFirstByte(ctx)
+	defer release()
 
 	resp, err := c.send(ctx, req, true)
 	if err != nil {
@@ -285,6 +332,7 @@ func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delt
 	defer closeBody(resp.Body)
 
 	if isJSON(resp.Header.Get("Content-Type")) {
+		started()
 		body, err := c.readBody(ctx, resp)
 		if err != nil {
 			return nil, err
@@ -300,6 +348,7 @@ func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delt
 	}
 
 	d := newStreamDecoder(c.name, resp.Body, onDelta, c.maxLine, c.maxBody)
+	d.started = started
 	defer d.release()
 	out, err := d.decode(resp.StatusCode)
 	if err != nil && ctx.Err() != nil {
@@ -400,10 +449,15 @@ func (c *Client) transportError(ctx context.Context, hreq *http.Request, err err
 		// The URL is in the TransportError already, without its secrets.
 		te.Err = uerr.Err
 	}
-	if context.Cause(ctx) == errClientTimeout {
+	switch cause := context.Cause(ctx); {
+	case cause == errClientTimeout:
 		te.Timeout, te.Limit, te.Err = true, c.timeout, context.DeadlineExceeded
-	} else if ctxErr := ctx.Err(); ctxErr != nil {
-		te.Err = ctxErr
+	case cause == errFirstByte:
+		te.Timeout, te.FirstByte, te.Limit, te.Err = true, true, c.firstByte, context.DeadlineExceeded
+	default:
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			te.Err = ctxErr
+		}
 	}
 	return te
 }

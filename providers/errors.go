@@ -294,6 +294,10 @@ type TransportError struct {
 	// Timeout is true when the client's own per-request timeout
 	// ([ClientOptions.Timeout]) fired, rather than the caller's context.
 	Timeout bool
+	// FirstByte is true, with Timeout, when the limit that fired is
+	// [ClientOptions.FirstByteTimeout]: the provider never started
+	// answering a streamed request.
+	FirstByte bool
 	// Limit is the client timeout that fired when Timeout is true, so a
 	// program can say which of its own settings to raise; zero otherwise.
 	Limit time.Duration
@@ -308,6 +312,9 @@ func (e *TransportError) Error() string {
 	name := e.Provider
 	if name == "" {
 		name = "provider"
+	}
+	if e.FirstByte {
+		return fmt.Sprintf("%s: request failed: no answer began within %s (the provider accepted the request and went silent; raise ClientOptions.FirstByteTimeout if the model needs longer to start): %v", name, e.Limit, context.DeadlineExceeded)
 	}
 	if e.Timeout {
 		return fmt.Sprintf("%s: request failed: timed out after %s (raise ClientOptions.Timeout if the model needs longer): %v", name, e.Limit, context.DeadlineExceeded)

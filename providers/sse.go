@@ -56,6 +56,8 @@ type streamDecoder struct {
 	name    string
 	br      *bufio.Reader
 	onDelta func(Delta)
+	// started, when set, is called at the first data event.
+	started func()
 	maxLine int
 	maxText int
 
@@ -172,6 +174,10 @@ func (d *streamDecoder) handleLine(line []byte, status int) error {
 	// recognised by its content.
 	if len(line) == 0 || line[0] == ':' || !bytes.HasPrefix(line, dataPrefix) {
 		return nil
+	}
+	if d.started != nil {
+		d.started()
+		d.started = nil
 	}
 	payload := bytes.TrimSpace(line[len(dataPrefix):])
 	if bytes.Equal(payload, doneMarker) {

@@ -1,8 +1,9 @@
 // Package sandbox runs untrusted commands with as little reach as the host
 // allows. It is a leaf module with no dependency on the rest of joshbot, so
 // any Go program that executes commands on behalf of someone else can import
-// it. It also holds the address policy that keeps connections made on
-// someone else's behalf off loopback and the local network.
+// it. Its package egress holds the one outbound address guard, which keeps
+// connections made on someone else's behalf off loopback and the local
+// network.
 //
 // # Quick start
 //
@@ -93,7 +94,7 @@
 // [Policy.AllowNetwork] the command's network namespace still has only
 // loopback: its HTTP_PROXY and HTTPS_PROXY name a port there, and each
 // connection is handed to a proxy in the calling process that dials
-// through [DialControl] ([Options.ProxyAllow] widens it). Build caches
+// through [egress.Control] ([Options.ProxyAllow] widens it). Build caches
 // live under [Policy.CacheDir], never the user's own.
 //
 // Every layer is required: where one is missing, [New] returns an error
@@ -104,13 +105,12 @@
 //
 // # Public addresses
 //
-// [PublicAddr] is the one rule for which addresses something that came
-// from outside (a URL in a tool call, an MCP server's URL) may make this
-// program connect to: public unicast only, with IPv6 forms that carry an
-// IPv4 address judged by the address inside. [DialControl] applies it to
-// the socket just before connect(2), after every lookup and redirect, so
-// neither DNS rebinding nor a redirect gets past it; its refusals wrap
-// [ErrNonPublicAddress]. [DescribeAddr] says why an address was refused.
+// Package [github.com/joshbot/joshbot/sandbox/egress] is the one rule for
+// which addresses something that came from outside (a URL in a tool call
+// or a message, an MCP server's URL) may make a program connect to, and
+// the dialer, socket hook and HTTP client that enforce it. The confined
+// command's network proxy dials through it. PublicAddr, DescribeAddr,
+// DialControl and ErrNonPublicAddress here are deprecated aliases of it.
 //
 // # Approval
 //

@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -16,17 +15,4 @@ func ExampleScreener_Check() {
 	// <nil>
 	// command refused: "rm" is not on the allowlist (ScreenOptions.Allow)
 	// command refused: sort --compress-prog (--compress-program) runs another program; the screen never allows that
-}
-
-func ExamplePublicAddr() {
-	for _, s := range []string{"1.1.1.1", "169.254.169.254", "::ffff:127.0.0.1", "64:ff9b::a00:1", "64:ff9b::808:808"} {
-		a := netip.MustParseAddr(s)
-		fmt.Println(s, sandbox.PublicAddr(a), sandbox.DescribeAddr(a))
-	}
-	// Output:
-	// 1.1.1.1 true public
-	// 169.254.169.254 false link-local (cloud metadata lives here)
-	// ::ffff:127.0.0.1 false loopback
-	// 64:ff9b::a00:1 false not a public address
-	// 64:ff9b::808:808 true public
 }

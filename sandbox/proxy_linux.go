@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/joshbot/joshbot/sandbox/egress"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +22,7 @@ const maxProxyConns = 64
 // startProxy starts the parent's side of a command's network: it returns
 // the end of a socket pair to hand the helper, over which the helper sends
 // each connection the command makes to its loopback proxy address; every
-// connection is served here, dialling through [DialControl]. stop closes
+// connection is served here, dialling through [egress.Control]. stop closes
 // the pair and every connection still open.
 func startProxy(allow func(netip.AddrPort) bool) (child *os.File, stop func(), err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -38,7 +39,7 @@ func startProxy(allow func(netip.AddrPort) bool) (child *os.File, stop func(), e
 	}
 	ctl := fc.(*net.UnixConn)
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &net.Dialer{Timeout: 30 * time.Second, Control: DialControl(allow)}
+	d := &net.Dialer{Timeout: 30 * time.Second, Control: egress.Control(allow)}
 	var mu sync.Mutex
 	conns := map[net.Conn]struct{}{}
 	go func() {

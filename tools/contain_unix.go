@@ -212,5 +212,11 @@ func (c *contained) writeAtomic(real string, data []byte, perm fs.FileMode) (cre
 	if err = unix.Renameat(dfd, tmpName, dfd, base); err != nil {
 		return false, err
 	}
+	// The directory sync makes the rename itself durable, as package
+	// memory/atomicfile does for joshbot's own files; this write stays on
+	// the directory descriptor so the workspace containment holds.
+	if err := unix.Fsync(dfd); err != nil {
+		return created, fmt.Errorf("sync directory: %w", err)
+	}
 	return created, nil
 }

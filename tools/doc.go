@@ -90,8 +90,10 @@
 // resolves to, a loopback, private, link-local or otherwise non-public
 // address is refused before the request, and again at dial time against
 // the address actually connected to, which covers redirects and DNS
-// rebinding. The rule is sandbox.PublicAddr, the one the MCP client's
-// HTTP servers obey too. [RegisterWebSearch] adds web_search and its aliases, falling
-// back across [SearchBackend]s (DuckDuckGo by default, Exa when
-// configured).
+// rebinding. The guard is package
+// github.com/joshbot/joshbot/sandbox/egress, the one that channel
+// attachment downloads and the MCP client's HTTP servers go through too.
+// [RegisterWebSearch] adds web_search and its aliases, falling back
+// across [SearchBackend]s (DuckDuckGo by default, Exa when configured);
+// the default endpoints are reached through the same guard.
 package tools

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/joshbot/joshbot/sandbox/egress"
 	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
@@ -40,7 +41,7 @@ type WebFetchOptions struct {
 // WebFetch is the web_fetch tool: it fetches an http(s) URL on the public
 // Internet and returns its text. It is safe for concurrent use.
 type WebFetch struct {
-	guard   *ssrfGuard
+	guard   *egress.Guard
 	client  *http.Client
 	agent   string
 	timeout time.Duration
@@ -53,36 +54,16 @@ func NewWebFetch(opts *WebFetchOptions) *WebFetch {
 	if opts == nil {
 		opts = &WebFetchOptions{}
 	}
-	w := &WebFetch{guard: newSSRFGuard(opts.Resolver), agent: opts.UserAgent, timeout: opts.Timeout}
+	w := &WebFetch{guard: &egress.Guard{Resolver: opts.Resolver, MaxRedirects: fetchMaxRedirects}, agent: opts.UserAgent, timeout: opts.Timeout}
 	if w.agent == "" {
 		w.agent = "joshbot"
 	}
 	if w.timeout <= 0 {
 		w.timeout = fetchTimeout
 	}
-	tr := &http.Transport{
-		// No proxy, whatever HTTP_PROXY says: a proxy would make the
-		// connection, and its address is not the one checked.
-		Proxy:                 nil,
-		DialContext:           w.guard.dialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          10,
-		IdleConnTimeout:       30 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 20 * time.Second,
-	}
-	w.client = &http.Client{
-		Transport: tr,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= fetchMaxRedirects {
-				return fmt.Errorf("stopped after %d redirects", fetchMaxRedirects)
-			}
-			if err := w.guard.checkURL(req.Context(), req.URL); err != nil {
-				return fmt.Errorf("redirect to %s refused: %w", req.URL.Redacted(), err)
-			}
-			return nil
-		},
-	}
+	tr := w.guard.Transport()
+	tr.ResponseHeaderTimeout = 20 * time.Second
+	w.client = &http.Client{Transport: tr, CheckRedirect: w.guard.CheckRedirect}
 	return w
 }
 
@@ -121,7 +102,7 @@ func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	if err != nil {
 		return "", fmt.Errorf("%s: %q is not a valid URL: %v", name, *a.URL, unwrapURLErr(err))
 	}
-	if err := w.guard.checkURL(ctx, u); err != nil {
+	if err := w.guard.CheckURL(ctx, u); err != nil {
 		return "", fmt.Errorf("%s: %s refused: %w", name, u.Redacted(), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
@@ -206,3 +187,13 @@ func htmlText(s string) string {
 	s = reBlankLines().ReplaceAllString(s, "\n\n")
 	return strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
 }
+
+// ErrBlockedAddress marks a URL or connection refused because it leads to
+// a loopback, private, link-local or otherwise non-public address. It is
+// [egress.ErrNonPublicAddress], the sentinel of the one outbound address
+// guard, so errors.Is matches either name.
+var ErrBlockedAddress = egress.ErrNonPublicAddress
+
+// Resolver looks up a host's addresses; it is [egress.Resolver].
+// *net.Resolver implements it.
+type Resolver = egress.Resolver

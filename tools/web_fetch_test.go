@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,68 +53,6 @@ func corpusResolver() *fakeResolver {
 	}}
 }
 
-// TestSSRFCorpus runs testdata/ssrf_corpus.tsv: every refused URL fails
-// before any connection, through the real tool with a dialer that records
-// attempts; every public one passes the up-front check.
-func TestSSRFCorpus(t *testing.T) {
-	f, err := os.Open("testdata/ssrf_corpus.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := NewWebFetch(&WebFetchOptions{Resolver: corpusResolver()})
-	var dials atomic.Int32
-	w.guard.allow = func(netip.AddrPort) bool { dials.Add(1); return false }
-	sc := bufio.NewScanner(f)
-	n := 0
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		cols := strings.Split(text, "\t")
-		if len(cols) != 3 {
-			t.Fatalf("line %d: want 3 columns", line)
-		}
-		raw, err := strconv.Unquote(cols[0])
-		if err != nil {
-			t.Fatalf("line %d: %v", line, err)
-		}
-		n++
-		t.Run(strconv.Itoa(line)+"_"+cols[2], func(t *testing.T) {
-			switch cols[1] {
-			case "refuse":
-				dials.Store(0)
-				args, _ := json.Marshal(map[string]string{"url": raw})
-				out, err := w.Execute(context.Background(), args)
-				if err == nil {
-					t.Fatalf("%s fetched: %q", raw, out)
-				}
-				if strings.Contains(err.Error(), "looking up") || strings.Contains(err.Error(), "connection refused") {
-					t.Fatalf("%s refused for the wrong reason (lookup or connect, not policy): %v", raw, err)
-				}
-				if strings.Contains(err.Error(), "s3cr3tpw") {
-					t.Fatalf("error repeats the URL's password: %v", err)
-				}
-			case "public":
-				u, err := url.Parse(raw)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g := newSSRFGuard(corpusResolver())
-				if err := g.checkURL(context.Background(), u); err != nil {
-					t.Fatalf("%s refused: %v", raw, err)
-				}
-			default:
-				t.Fatalf("verdict %q", cols[1])
-			}
-		})
-	}
-	if n < 40 {
-		t.Fatalf("corpus has %d cases, want at least 40", n)
-	}
-}
-
 // loopbackServer is an httptest server counting its requests.
 type loopbackServer struct {
 	*httptest.Server
@@ -143,7 +78,7 @@ func (s *loopbackServer) addrPort() netip.AddrPort {
 // the real rules.
 func allowOnly(w *WebFetch, s *loopbackServer) {
 	ap := s.addrPort()
-	w.guard.allow = func(x netip.AddrPort) bool { return x == ap }
+	w.guard.Allow = func(x netip.AddrPort) bool { return x == ap }
 }
 
 func fetch(w *WebFetch, u string) (string, error) {
@@ -190,31 +125,6 @@ func TestWebFetchRedirectToLoopbackRefused(t *testing.T) {
 	}
 }
 
-// TestWebFetchDialTimeCheck shows the second check on its own: the
-// up-front check is skipped, and the dialer still refuses the connection.
-func TestWebFetchDialTimeCheck(t *testing.T) {
-	target := newLoopbackServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "SECRET") })
-	g := newSSRFGuard(corpusResolver())
-	client := &http.Client{Transport: &http.Transport{DialContext: g.dialContext}}
-	resp, err := client.Get(target.URL)
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("dial to loopback succeeded")
-	}
-	if !errors.Is(err, ErrBlockedAddress) {
-		t.Fatalf("want ErrBlockedAddress, got %v", err)
-	}
-	// And the Control hook alone, below any resolution.
-	d := net.Dialer{Control: g.control}
-	if c, err := d.Dial("tcp", target.Listener.Addr().String()); err == nil {
-		c.Close()
-		t.Fatal("Control let a loopback connect through")
-	}
-	if target.hits.Load() != 0 {
-		t.Fatal("target reached")
-	}
-}
-
 // TestWebFetchDNSRebinding: the name is public when checked up front and
 // loopback when dialed. The dial-time check refuses it.
 func TestWebFetchDNSRebinding(t *testing.T) {
@@ -250,7 +160,7 @@ func TestWebFetchIgnoresProxy(t *testing.T) {
 	t.Setenv("http_proxy", proxy.URL)
 	w := NewWebFetch(nil)
 	ap, pp := origin.addrPort(), proxy.addrPort()
-	w.guard.allow = func(x netip.AddrPort) bool { return x == ap || x == pp }
+	w.guard.Allow = func(x netip.AddrPort) bool { return x == ap || x == pp }
 	out, err := fetch(w, origin.URL)
 	if err != nil || !strings.Contains(out, "direct") {
 		t.Fatalf("got %q, %v", out, err)
@@ -291,24 +201,3 @@ func TestWebFetchBodyCapAndUTF8(t *testing.T) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "") == s }
-
-func TestParseHostIP(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want string
-	}{
-		{"127.1", "127.0.0.1"}, {"2130706433", "127.0.0.1"}, {"0x7f000001", "127.0.0.1"},
-		{"0x7f.0x0.0x0.0x1", "127.0.0.1"}, {"0177.0.0.1", "127.0.0.1"}, {"017700000001", "127.0.0.1"},
-		{"10.1", "10.0.0.1"}, {"192.168.257", "192.168.1.1"}, {"::1", "::1"}, {"1.2.3.4", "1.2.3.4"},
-		{"example.com", ""}, {"256.1.1.1", ""}, {"1.2.3.4.5", ""}, {"0x1g", ""}, {"08.1.1.1", ""}, {"4294967296", ""},
-	} {
-		a, ok := parseHostIP(tt.in)
-		got := ""
-		if ok {
-			got = a.String()
-		}
-		if got != tt.want {
-			t.Errorf("parseHostIP(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/joshbot/joshbot/sandbox/egress"
 	"github.com/joshbot/joshbot/sandbox/fence"
 )
 
@@ -52,20 +53,23 @@ type SearchBackend interface {
 type DuckDuckGoOptions struct {
 	// URL is the HTML endpoint; empty means https://html.duckduckgo.com/html/.
 	URL string
-	// Client sends the requests; nil means a client with a 30s timeout.
+	// Client sends the requests. Nil means searchClient(URL): for the
+	// public default endpoint, a client guarded by package egress.
 	Client *http.Client
 }
 
 // NewDuckDuckGo returns the keyless DuckDuckGo HTML backend.
 func NewDuckDuckGo(opts *DuckDuckGoOptions) SearchBackend {
-	d := &duckDuckGo{url: "https://html.duckduckgo.com/html/", client: &http.Client{Timeout: 30 * time.Second}}
-	if opts != nil {
-		if opts.URL != "" {
-			d.url = opts.URL
-		}
-		if opts.Client != nil {
-			d.client = opts.Client
-		}
+	d := &duckDuckGo{url: "https://html.duckduckgo.com/html/"}
+	if opts == nil {
+		opts = &DuckDuckGoOptions{}
+	}
+	if opts.URL != "" {
+		d.url = opts.URL
+	}
+	d.client = opts.Client
+	if d.client == nil {
+		d.client = searchClient(opts.URL)
 	}
 	return d
 }
@@ -143,7 +147,8 @@ type ExaOptions struct {
 	APIKey string
 	// URL is the API base; empty means https://api.exa.ai.
 	URL string
-	// Client sends the requests; nil means a client with a 30s timeout.
+	// Client sends the requests. Nil means searchClient(URL): for the
+	// public default endpoint, a client guarded by package egress.
 	Client *http.Client
 }
 
@@ -157,7 +162,7 @@ func NewExa(opts *ExaOptions) (SearchBackend, error) {
 		e.url = "https://api.exa.ai"
 	}
 	if e.client == nil {
-		e.client = &http.Client{Timeout: 30 * time.Second}
+		e.client = searchClient(opts.URL)
 	}
 	return e, nil
 }
@@ -445,4 +450,17 @@ func formatResults(t *webSearchTool, backend string, q SearchQuery, res []Search
 		b.WriteString("\n(fell back after: " + strings.Join(failures, "; ") + ")\n")
 	}
 	return fence.Wrap(t.name+":"+backend, b.String(), &fence.Options{Origin: "search results from the web"})
+}
+
+// searchClient is a search backend's default client, with a 30s timeout.
+// For the public default endpoint (endpoint empty) it is guarded by
+// package egress, so neither the service's DNS answer nor a redirect can
+// lead it to a private address. An endpoint the operator names is their
+// choice, possibly a search service on their own network, and is reached
+// with a plain client.
+func searchClient(endpoint string) *http.Client {
+	if endpoint != "" {
+		return &http.Client{Timeout: 30 * time.Second}
+	}
+	return (&egress.Guard{}).Client(30 * time.Second)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // Bounds of the catch-up after a fresh gateway session.
@@ -170,28 +171,14 @@ func (c *cursors) saveLocked() {
 	}
 }
 
-// writeReplace replaces path with data through a temporary file and a
-// rename, so a reader sees the old file or the new one, whole.
+// writeReplace replaces path with data durably through package
+// atomicfile, so a reader, or the gateway after a crash, sees the old file
+// or the new one, whole.
 func writeReplace(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".cursors-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o600)
 }
 
 // validSnowflake reports whether s is a decimal Discord id.

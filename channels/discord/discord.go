@@ -48,6 +48,11 @@ type Options struct {
 	// CatchUpAge is how old a missed message may be and still be handed
 	// over on catch-up; zero means DefaultCatchUpAge.
 	CatchUpAge time.Duration
+	// MaxChunks caps how many messages one reply takes
+	// (channels.discord.max_chunks); a longer reply is sent as a short head
+	// with the whole text attached as reply.md (see channels.LongReply).
+	// Zero means channels.DefaultMaxChunks.
+	MaxChunks int
 	// Logger receives the adapter's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -74,7 +79,9 @@ var (
 // methods are safe for concurrent use; Start must run at most once at a
 // time.
 type Discord struct {
-	opts       Options
+	opts Options
+	// pace spaces a reply's messages per channel.
+	pace       *channels.Pacer
 	log        *slog.Logger
 	s          *discordgo.Session
 	respondAll map[string]bool
@@ -154,6 +161,8 @@ func New(opts *Options) (*Discord, error) {
 		catchUpAge: o.CatchUpAge,
 		now:        time.Now,
 		dropped:    make(chan struct{}, 1),
+		// Discord allows five messages per five seconds in a channel.
+		pace: channels.NewPacer(&channels.PacerOptions{Every: time.Second, Burst: 5}),
 	}
 	if d.catchUpAge <= 0 {
 		d.catchUpAge = DefaultCatchUpAge

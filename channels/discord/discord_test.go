@@ -354,3 +354,41 @@ func TestNewNeedsAToken(t *testing.T) {
 		t.Fatalf("New without a token = %v, want an error naming Options.Token", err)
 	}
 }
+
+// A 1 MiB answer used to be 525 messages; now it is a head and the whole
+// text as reply.md.
+func TestSendLongReplyGoesAsAFile(t *testing.T) {
+	f := newFakeDiscord(t)
+	d := newAdapter(t, f, nil)
+	run(t, f, d, &recordingSink{})
+	text := strings.Repeat("a line of a very long answer, over and over\n", (1<<20)/44)
+	if err := d.Send(context.Background(), "chan-3", channels.Outbound{Text: text, ReplyTo: "555"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := f.sentTo("chan-3")
+	if len(sent) != 2 {
+		t.Fatalf("%d messages, want a head and the file", len(sent))
+	}
+	if !strings.Contains(sent[0].Content, "reply.md") || sent[0].Reference != "555" {
+		t.Fatalf("head %+v", sent[0])
+	}
+	if n := sent[1].Files["reply.md"]; n != len(text) {
+		t.Fatalf("reply.md is %d bytes, want the whole %d-byte answer", n, len(text))
+	}
+}
+
+// Once ctx ends, the rest of a reply is not sent.
+func TestSendStopsWhenContextEnds(t *testing.T) {
+	f := newFakeDiscord(t)
+	d := newAdapter(t, f, nil)
+	run(t, f, d, &recordingSink{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := d.Send(ctx, "chan-4", channels.Outbound{Text: strings.Repeat("word ", 1200)})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Send = %v, want the context's error", err)
+	}
+	if n := len(f.sentTo("chan-4")); n != 0 {
+		t.Fatalf("%d messages sent after the context ended", n)
+	}
+}

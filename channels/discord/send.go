@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -51,20 +52,36 @@ var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMen
 // characters, the first piece threaded to msg.ReplyTo (a missing message
 // is not an error); the voice rendition (msg.VoicePath, a spool file) and
 // the files follow as attachments, ten per message. A file over
-// [MaxFileBytes] is named in a note instead.
+// [MaxFileBytes] is named in a note instead. A reply of more than
+// Options.MaxChunks pieces goes as a short head with the whole text
+// attached as reply.md ([channels.LongReply]).
+//
+// Messages keep to Discord's pace per channel (five, then one a second).
+// When ctx ends nothing more is sent: the error wraps ctx's, and the log
+// says how many messages were cut off.
 func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Outbound) error {
 	if conversation == "" {
 		return errors.New("discord: empty conversation id")
 	}
+	msg = d.fitReply(conversation, msg)
 	ref := reference(conversation, msg.ReplyTo)
 	var errs []error
+	unsent := 0
 	send := func(m *discordgo.MessageSend) {
+		if unsent > 0 || d.pace.Wait(ctx, conversation) != nil {
+			unsent++
+			return
+		}
 		m.AllowedMentions = noMentions
 		if ref != nil {
 			m.Reference = ref
 			ref = nil
 		}
 		if _, err := d.s.ChannelMessageSendComplex(conversation, m, discordgo.WithContext(ctx)); err != nil {
+			if ctx.Err() != nil {
+				unsent++
+				return
+			}
 			errs = append(errs, fmt.Errorf("discord: send to %s: %s", conversation, d.scrub(err)))
 		}
 	}
@@ -107,7 +124,33 @@ func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Ou
 	if len(batch) > 0 || len(notes) > 0 {
 		send(&discordgo.MessageSend{Files: batch, Content: strings.Join(notes, "\n")})
 	}
+	if unsent > 0 {
+		d.log.Warn("reply cut off by shutdown; the whole answer is in the session", "conversation", conversation, "messages_unsent", unsent)
+		errs = append(errs, fmt.Errorf("discord: reply cut off with %d messages unsent: %w", unsent, ctx.Err()))
+	}
 	return errors.Join(errs...)
+}
+
+// fitReply turns a reply longer than Options.MaxChunks messages into a
+// head and a reply.md file.
+func (d *Discord) fitReply(conversation string, msg channels.Outbound) channels.Outbound {
+	max := d.opts.MaxChunks
+	if max <= 0 {
+		max = channels.DefaultMaxChunks
+	}
+	n := max + 1 // clearly longer: not worth splitting to count
+	if len(msg.Text) <= 4*MaxMessage*max && utf8.RuneCountInString(msg.Text) <= MaxMessage*max {
+		n = len(pieces(msg.Text))
+	}
+	out, cut, long := channels.LongReply(msg, n, max, MaxFileBytes)
+	if cut > 0 {
+		d.log.Warn("reply larger than a Discord file: only its beginning was attached; the whole answer is in the session",
+			"conversation", conversation, "bytes", len(msg.Text), "bytes_cut", cut)
+	}
+	if long {
+		return out
+	}
+	return msg
 }
 
 // reference threads a reply to the message id replyTo in conversation,

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
@@ -44,6 +45,7 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 	if err != nil {
 		return err
 	}
+	msg = s.fitReply(conversation, msg)
 	text := msg.Text
 	var errs []error
 	defer func() {
@@ -70,6 +72,11 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 		}
 	}
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			s.log.Warn("reply cut off by shutdown: a file was not shared", "conversation", channel, "file", f.Name)
+			errs = append(errs, fmt.Errorf("slack: %s not shared: %w", f.Name, err))
+			continue
+		}
 		if err := s.upload(ctx, channel, thread, f); err != nil {
 			errs = append(errs, err)
 		}
@@ -77,9 +84,37 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 	return errors.Join(errs...)
 }
 
-// postText posts text in pieces, stopping at the first failure.
+// fitReply turns a reply longer than Options.MaxChunks posts into a head
+// and a reply.md file.
+func (s *Slack) fitReply(conversation string, msg channels.Outbound) channels.Outbound {
+	max := s.opts.MaxChunks
+	if max <= 0 {
+		max = channels.DefaultMaxChunks
+	}
+	n := max + 1 // clearly longer: not worth splitting to count
+	if len(msg.Text) <= 4*MaxMessage*max && utf8.RuneCountInString(msg.Text) <= MaxMessage*max {
+		n = len(pieces(msg.Text))
+	}
+	out, cut, long := channels.LongReply(msg, n, max, MaxFileBytes)
+	if cut > 0 {
+		s.log.Warn("reply larger than a Slack file: only its beginning was attached; the whole answer is in the session",
+			"conversation", conversation, "bytes", len(msg.Text), "bytes_cut", cut)
+	}
+	if long {
+		return out
+	}
+	return msg
+}
+
+// postText posts text in pieces at the channel's pace, stopping at the
+// first failure or when ctx ends (the unsent pieces are logged).
 func (s *Slack) postText(ctx context.Context, channel, thread, text string) error {
-	for i, p := range pieces(text) {
+	ps := pieces(text)
+	for i, p := range ps {
+		if err := s.pace.Wait(ctx, channel); err != nil {
+			s.log.Warn("reply cut off by shutdown; the whole answer is in the session", "conversation", channel, "pieces_unsent", len(ps)-i)
+			return fmt.Errorf("slack: reply cut off with %d pieces unsent: %w", len(ps)-i, err)
+		}
 		params := map[string]any{"channel": channel, "text": escape(p), "link_names": false, "unfurl_links": false}
 		if thread != "" {
 			params["thread_ts"] = thread

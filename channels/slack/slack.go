@@ -84,6 +84,11 @@ type Options struct {
 	// into (the bot token needs the files:read scope). Empty means files
 	// are refused with a reply saying so.
 	SpoolDir string
+	// MaxChunks caps how many messages one reply takes
+	// (channels.slack.max_chunks); a longer reply is posted as a short head
+	// with the whole text shared as reply.md (see channels.LongReply).
+	// Zero means channels.DefaultMaxChunks.
+	MaxChunks int
 	// Logger receives the adapter's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -101,6 +106,8 @@ var (
 // need Slack APIs (Block Kit interactivity) it does not use yet. All methods
 // are safe for concurrent use; Start must run at most once at a time.
 type Slack struct {
+	// pace spaces a reply's posts per channel.
+	pace *channels.Pacer
 	opts Options
 	log  *slog.Logger
 	api  string
@@ -159,6 +166,9 @@ func New(opts *Options) (*Slack, error) {
 		download:   channels.SafeHTTPClient(time.Minute),
 		newBackoff: func() backoff { return channels.NewBackoff(time.Second, time.Minute) },
 		threads:    map[string]time.Time{},
+		// Slack allows about one message a second in a channel, with
+		// short bursts.
+		pace: channels.NewPacer(&channels.PacerOptions{Every: time.Second, Burst: 3}),
 	}, nil
 }
 

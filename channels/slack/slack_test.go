@@ -213,3 +213,38 @@ func TestBadTokens(t *testing.T) {
 		}
 	}
 }
+
+// A 1 MiB answer used to be hundreds of posts; now it is a head and the
+// whole text shared as reply.md.
+func TestSendLongReplyGoesAsAFile(t *testing.T) {
+	f := newFakeSlack(t)
+	s := newAdapter(t, f)
+	text := strings.Repeat("a line of a very long answer, over and over\n", (1<<20)/44)
+	if err := s.Send(context.Background(), "C2:1.0004", channels.Outbound{Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	p := f.postsTo("C2")
+	if len(p) != 1 || !strings.Contains(p[0].Text, "reply.md") || p[0].Thread != "1.0004" {
+		t.Fatalf("%d posts (first %+v), want one head in the thread", len(p), p[0])
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.shared) != 1 || f.shared[0].Title != "reply.md" || f.shared[0].Bytes != len(text) || f.shared[0].Thread != "1.0004" {
+		t.Fatalf("shared files %+v, want reply.md with the whole %d-byte answer", f.shared, len(text))
+	}
+}
+
+// Once ctx ends, the rest of a reply is not sent.
+func TestSendStopsWhenContextEnds(t *testing.T) {
+	f := newFakeSlack(t)
+	s := newAdapter(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Send(ctx, "C3", channels.Outbound{Text: "hello"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Send = %v, want the context's error", err)
+	}
+	if n := len(f.postsTo("C3")); n != 0 {
+		t.Fatalf("%d posts after the context ended", n)
+	}
+}

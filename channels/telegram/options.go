@@ -43,6 +43,11 @@ type Options struct {
 	// PollTimeout is how long one getUpdates call waits for an update;
 	// zero means 30s.
 	PollTimeout time.Duration
+	// MaxChunks caps how many messages one reply takes
+	// (channels.telegram.max_chunks); a longer reply is sent as a short
+	// head message with the whole text attached as reply.md (see
+	// channels.LongReply). Zero means channels.DefaultMaxChunks.
+	MaxChunks int
 	// Transcriber, when set, turns voice notes and audio into text
 	// (stt.provider). Nil means they get an honest reply instead and no
 	// model turn is spent.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	tele "gopkg.in/telebot.v3"
 
@@ -23,14 +24,21 @@ const maxMessage = 4096
 // Send implements [channels.Channel]. The text is split with
 // [channels.Chunk] at 4,096 characters, each piece rendered from Markdown to
 // Telegram HTML (and resent as its plain Markdown source if Telegram
-// refuses the markup), the first piece threaded to msg.ReplyTo. A voice
+// refuses the markup), the first piece threaded to msg.ReplyTo. A reply of
+// more than Options.MaxChunks pieces goes as a short head message with the
+// whole text attached as reply.md ([channels.LongReply]). A voice
 // rendition (msg.VoicePath, a spool file) follows as a voice note, then the
 // files, each as a photo or a document by its first 512 bytes.
+//
+// Messages keep to Telegram's pace per chat (a burst of three, then one a
+// second, one every three seconds in a group). When ctx ends, nothing more
+// is sent: the error wraps ctx's, and the log says how much was cut off.
 func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.Outbound) error {
 	chat, thread, err := parseConversation(conversation)
 	if err != nil {
 		return err
 	}
+	msg = t.fitReply(chat, msg)
 	replyTo := replyTarget(msg.ReplyTo)
 	if replyTo != 0 {
 		t.react(ctx, chat, replyTo, ReactionReplied)
@@ -49,11 +57,57 @@ func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.O
 		replyTo = 0
 	}
 	for _, f := range msg.Files {
+		if ctx.Err() != nil {
+			t.log.Warn("reply cut off by shutdown: a file was not sent", "chat", chat, "file", f.Name)
+			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
+			continue
+		}
 		if err := t.sendFile(ctx, chat, thread, replyTo, f); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// fitReply turns a reply longer than Options.MaxChunks messages into a
+// head message and a reply.md document.
+func (t *Telegram) fitReply(chat int64, msg channels.Outbound) channels.Outbound {
+	n := t.pieceCount(msg.Text)
+	out, cut, long := channels.LongReply(msg, n, t.opts.MaxChunks, t.limits.File)
+	if cut > 0 {
+		t.log.Warn("reply larger than a Telegram document: only its beginning was attached; the whole answer is in the session",
+			"chat", chat, "bytes", len(msg.Text), "bytes_cut", cut)
+	}
+	if long {
+		return out
+	}
+	return msg
+}
+
+// pieceCount returns how many messages text would take, or any number
+// past the cap when it is clearly longer: splitting a 32 MiB answer only
+// to count its pieces would cost more than sending it.
+func (t *Telegram) pieceCount(text string) int {
+	max := t.opts.MaxChunks
+	if max <= 0 {
+		max = channels.DefaultMaxChunks
+	}
+	if len(text) > 4*maxMessage*max || utf8.RuneCountInString(text) > maxMessage*max {
+		return max + 1
+	}
+	return len(pieces(text))
+}
+
+// cutOff logs the part of a reply that shutdown kept from being sent and
+// returns the error for it.
+func (t *Telegram) cutOff(chat int64, unsent []string, err error) error {
+	chars := 0
+	for _, p := range unsent {
+		chars += utf8.RuneCountInString(p)
+	}
+	t.log.Warn("reply cut off by shutdown; the whole answer is in the session",
+		"chat", chat, "pieces_unsent", len(unsent), "chars_unsent", chars)
+	return fmt.Errorf("telegram: reply cut off with %d pieces unsent: %w", len(unsent), err)
 }
 
 // pieces splits text for sending. Chunk counts runes; Telegram counts
@@ -84,8 +138,14 @@ func (t *Telegram) sendText(ctx context.Context, chat int64, thread, replyTo int
 		if i == len(ps)-1 {
 			opts.ReplyMarkup = markup
 		}
+		if err := t.pace(ctx, chat); err != nil {
+			return sent, t.cutOff(chat, ps[i:], err)
+		}
 		m, err := t.sendPiece(ctx, chat, p, open, opts)
 		if err != nil {
+			if ctx.Err() != nil {
+				return sent, t.cutOff(chat, ps[i:], ctx.Err())
+			}
 			return sent, fmt.Errorf("telegram: send piece %d of %d: %s", i+1, len(ps), t.scrub(err))
 		}
 		sent = append(sent, m)
@@ -172,6 +232,9 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 // upload sends what build returns, retrying a transient failure once with
 // a freshly built payload: a consumed reader would upload nothing.
 func (t *Telegram) upload(ctx context.Context, chat int64, name string, opts *tele.SendOptions, build func() tele.Sendable) error {
+	if err := t.pace(ctx, chat); err != nil {
+		return fmt.Errorf("telegram: send %s: %w", name, err)
+	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		err = t.call(ctx, func() error { return t.sendMedia(chat, build(), opts) })

@@ -2,6 +2,8 @@ package telegram
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -243,13 +245,17 @@ func (s *Stream) writeLive(ctx context.Context, text string) {
 }
 
 // Finish replaces the live message (status line, partial answer, Stop
-// button) with the final text, split and threaded like [Telegram.Send]; in
-// draft mode it persists the text with an ordinary message, since a draft
-// is only a preview. It runs even when ctx is already cancelled (a Stop
-// press cancels the turn, and the answer so far still needs a home), and
-// always releases the Stop button.
+// button) with the final text, split and threaded like [Telegram.Send], a
+// text over Options.MaxChunks pieces becoming a head message with the
+// whole text attached as reply.md; in draft mode it persists the text with
+// an ordinary message, since a draft is only a preview. It always releases
+// the Stop button, and it writes the live message's final state even when
+// ctx is already cancelled (a Stop press cancels the turn, and the answer
+// so far still needs a home); the pieces after it and the attachment keep
+// to the chat's pace and stop when ctx ends, so shutdown keeps its grace
+// period, with the cut-off part logged.
 func (s *Stream) Finish(ctx context.Context, text string) error {
-	ctx = context.WithoutCancel(ctx)
+	keep := context.WithoutCancel(ctx)
 	select {
 	case <-s.stopped:
 		return nil // finished already
@@ -266,37 +272,52 @@ func (s *Stream) Finish(ctx context.Context, text string) error {
 	id := s.msgID
 	s.mu.Unlock()
 	if s.replyTo != 0 {
-		s.t.react(ctx, s.chat, s.replyTo, ReactionReplied)
-	}
-	if id == 0 {
-		if strings.TrimSpace(text) == "" {
-			return nil
-		}
-		_, err := s.t.sendText(ctx, s.chat, s.thread, s.replyTo, text, nil)
-		return err
+		s.t.react(keep, s.chat, s.replyTo, ReactionReplied)
 	}
 	if strings.TrimSpace(text) == "" {
-		// Nothing to replace the status line with: remove it.
-		return s.t.call(ctx, func() error { return s.t.bot.Delete(&tele.Message{ID: id, Chat: &tele.Chat{ID: s.chat}}) })
-	}
-	ps := pieces(text)
-	var open *string
-	if err := s.t.editPiece(ctx, s.chat, id, ps[0], nil, nil); err != nil {
-		// The live message is gone or refused: post the piece anew.
-		opts := &tele.SendOptions{ThreadID: s.thread, AllowWithoutReply: true}
-		if s.replyTo != 0 {
-			opts.ReplyTo = &tele.Message{ID: s.replyTo}
+		if id == 0 {
+			return nil
 		}
-		if _, err := s.t.sendPiece(ctx, s.chat, ps[0], nil, opts); err != nil {
+		// Nothing to replace the status line with: remove it.
+		return s.t.call(keep, func() error { return s.t.bot.Delete(&tele.Message{ID: id, Chat: &tele.Chat{ID: s.chat}}) })
+	}
+	reply := s.t.fitReply(s.chat, channels.Outbound{Text: text})
+	ps := pieces(reply.Text)
+	var open *string
+	threaded := &tele.SendOptions{ThreadID: s.thread, AllowWithoutReply: true}
+	if s.replyTo != 0 {
+		threaded.ReplyTo = &tele.Message{ID: s.replyTo}
+	}
+	// The first piece goes out whatever ctx says: into the live message
+	// when there is one, else (or when it is gone) as a new message.
+	if id == 0 || s.t.editPiece(keep, s.chat, id, ps[0], nil, nil) != nil {
+		if _, err := s.t.sendPiece(keep, s.chat, ps[0], nil, threaded); err != nil {
 			return err
 		}
 	}
 	open = fenceAfter(ps[0], open)
-	for _, p := range ps[1:] {
+	for i, p := range ps[1:] {
+		if err := s.t.pace(ctx, s.chat); err != nil {
+			return s.t.cutOff(s.chat, ps[1+i:], err)
+		}
 		if _, err := s.t.sendPiece(ctx, s.chat, p, open, &tele.SendOptions{ThreadID: s.thread}); err != nil {
+			if ctx.Err() != nil {
+				return s.t.cutOff(s.chat, ps[1+i:], ctx.Err())
+			}
 			return err
 		}
 		open = fenceAfter(p, open)
 	}
-	return nil
+	var errs []error
+	for _, f := range reply.Files {
+		if ctx.Err() != nil {
+			s.t.log.Warn("reply cut off by shutdown: a file was not sent", "chat", s.chat, "file", f.Name)
+			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
+			continue
+		}
+		if err := s.t.sendFile(ctx, s.chat, s.thread, 0, f); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

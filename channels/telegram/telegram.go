@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,8 @@ type Telegram struct {
 	clock  clock
 	// newBackoff builds the reconnect ladder; replaceable by tests.
 	newBackoff func() backoff
+	// pacePrivate and paceGroup space the messages of a reply per chat.
+	pacePrivate, paceGroup *channels.Pacer
 
 	mu        sync.Mutex
 	me        *tele.User
@@ -98,7 +101,7 @@ func New(opts *Options) (*Telegram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
-	return &Telegram{
+	t := &Telegram{
 		opts:       o,
 		log:        log.With("channel", Name),
 		bot:        bot,
@@ -110,7 +113,23 @@ func New(opts *Options) (*Telegram, error) {
 		stops:      map[string]*stopEntry{},
 		pickers:    map[string]*pickerEntry{},
 		approvals:  map[string]*approvalEntry{},
-	}, nil
+	}
+	now := func() time.Time { return t.clock.now() }
+	after := func(d time.Duration) <-chan time.Time { return t.clock.after(d) }
+	// Telegram asks bots to keep to about one message a second in a chat
+	// and twenty a minute in a group; a short burst is tolerated.
+	t.pacePrivate = channels.NewPacer(&channels.PacerOptions{Every: time.Second, Burst: 3, Now: now, After: after})
+	t.paceGroup = channels.NewPacer(&channels.PacerOptions{Every: 3 * time.Second, Burst: 3, Now: now, After: after})
+	return t, nil
+}
+
+// pace waits until one more message may go into chat (see [channels.Pacer]).
+func (t *Telegram) pace(ctx context.Context, chat int64) error {
+	p := t.pacePrivate
+	if chat < 0 {
+		p = t.paceGroup
+	}
+	return p.Wait(ctx, strconv.FormatInt(chat, 10))
 }
 
 // Name implements [channels.Channel].

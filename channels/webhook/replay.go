@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // DefaultReplayWindow is how long a delivery is remembered when
@@ -196,35 +198,13 @@ func (g *replayGuard) entries() []replayEntry {
 	return out
 }
 
-// save writes the window atomically: a temporary file in the same
-// directory, synced, then renamed over the old one.
+// save writes the window atomically and durably through package
+// atomicfile: a temporary file in the same directory, synced, renamed
+// over the old one, and the directory synced.
 func (g *replayGuard) save() error {
 	data, err := json.Marshal(replayDoc{Version: 1, Entries: g.entries()})
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(g.path), ReplayFile+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, g.path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(g.path, data, 0o600)
 }

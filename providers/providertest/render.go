@@ -41,14 +41,24 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req *Request, re
 		_, _ = w.Write([]byte(reply.Body))
 	case status < 200 || status > 299:
 		writeError(w, status, http.StatusText(status), "")
+	case reply.HangAfterHeaders && !req.Stream:
+		h.hang(r)
 	case reply.Malformed:
 		writeMalformed(w, req, status)
 	case reply.DieAfterChunks > 0 && !req.Stream:
 		dropConnection(w)
 	case req.Stream:
-		h.writeStream(w, req, &reply, status)
+		h.writeStream(w, r, req, &reply, status)
 	default:
 		h.writeCompletion(w, req, &reply, status)
+	}
+}
+
+// hang waits until the client goes away or the handler is closed.
+func (h *Handler) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-h.closed:
 	}
 }
 
@@ -193,7 +203,7 @@ type toolCallDelta struct {
 // writeStream sends reply as server-sent events: a role event, the text in
 // pieces, each tool call as a header fragment followed by its arguments in
 // pieces, the finish reason, usage if asked for, then [DONE].
-func (h *Handler) writeStream(w http.ResponseWriter, req *Request, reply *Reply, status int) {
+func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, req *Request, reply *Reply, status int) {
 	base := chunk{
 		ID:      "chatcmpl-providertest",
 		Object:  "chat.completion.chunk",
@@ -229,9 +239,19 @@ func (h *Handler) writeStream(w http.ResponseWriter, req *Request, reply *Reply,
 	rc := http.NewResponseController(w)
 	// Real providers open with keep-alive comments; clients must skip them.
 	_, _ = w.Write([]byte(": providertest\n\n"))
+	if reply.HangAfterHeaders {
+		_ = rc.Flush()
+		h.hang(r)
+		return
+	}
 
 	sent := 0
 	send := func(c *chunk) bool {
+		if reply.HangAfterChunks > 0 && sent == reply.HangAfterChunks {
+			_ = rc.Flush()
+			h.hang(r)
+			return false
+		}
 		if reply.DieAfterChunks > 0 && sent == reply.DieAfterChunks {
 			_ = rc.Flush()
 			dropConnection(w)

@@ -78,6 +78,17 @@ type Reply struct {
 	// Delay holds the reply back, to exercise client timeouts. The wait
 	// ends early if the client goes away or the handler is closed.
 	Delay time.Duration
+	// HangAfterHeaders, when true, answers a stream request with the
+	// status, the headers and a keep-alive comment, then sends nothing
+	// more until the client goes away or the handler is closed: a provider
+	// that accepted the request and never starts answering. A non-streamed
+	// request gets no response at all in the meantime.
+	HangAfterHeaders bool
+	// HangAfterChunks, when positive, stops a stream after that many data
+	// events (the first one carries only the role) and holds the
+	// connection open until the client goes away or the handler is
+	// closed: a model that stalls mid-answer, for a client to cancel.
+	HangAfterChunks int
 }
 
 // Text returns a reply carrying the assistant text s.

@@ -1,5 +1,5 @@
 // Package telegramtest runs telegram-test-api, the npm emulator of the
-// Telegram Bot API, for tests that drive a Telegram bot end to end on
+// Telegram Bot API, and [BotAPI], a Go fake of it, for tests that drive a Telegram bot end to end on
 // loopback: the channels/telegram adapter's own tests and the joshbot
 // gateway's. It is the one launcher both use.
 //
@@ -19,7 +19,14 @@
 //
 // The emulator marks an update read when it hands it out and ignores the
 // offset of getUpdates, so it cannot show what Telegram redelivers after a
-// crash; the adapter's tests use a Go fake of the Bot API for that.
+// crash. [BotAPI] is a small Go fake with real offset semantics for that:
+// an update stays queued until a later getUpdates confirms it.
+//
+//	api := telegramtest.NewBotAPI("")   // Token unless one is given
+//	defer api.Close()
+//	api.UserSends(42, "ping")           // queued until confirmed
+//	// ... run the bot with api.URL as its Bot API root ...
+//	for _, c := range api.Sent(42) { fmt.Println(c.Method, c.Text) }
 package telegramtest
 
 import (

@@ -20,6 +20,7 @@ var leaves = []string{
 	"internal/config", "internal/configedit", "internal/output", "internal/redact", "internal/cron",
 	"internal/tuning", "internal/workspace", "internal/footprint",
 	"internal/term", "internal/docscheck", "internal/devicelogin", "internal/onboard", "internal/report", "internal/termsafe", "internal/injection",
+	"internal/soaktest",
 }
 
 // binaryAllowed is the drawing of joshbot/doc.go: for each package of the

@@ -26,6 +26,9 @@ type AgentProfile struct {
 // validateAgentExtras checks the keys added for commands, subagents and
 // incidents.
 func (c *Config) validateAgentExtras() error {
+	if err := c.validateTurnCost(); err != nil {
+		return err
+	}
 	d := &c.Agents.Defaults
 	switch d.HealTimeouts {
 	case "", "off", "bump":

@@ -120,6 +120,24 @@ type AgentDefaults struct {
 	// MaxSubagentDepth is how deep subagents may nest; zero means 1, -1
 	// disables the subagent tools.
 	MaxSubagentDepth int `json:"max_subagent_depth,omitempty"`
+	// MaxRefusedRepeats is how many repeated tool calls repeat_limit may
+	// refuse in one turn before the turn ends with a summary instead of
+	// asking the model again; zero means 2, -1 never ends a turn for it.
+	MaxRefusedRepeats int `json:"max_refused_repeats,omitempty"`
+	// MaxMessageBytes caps a user message kept in the conversation: a
+	// longer one is saved as a file under the workspace's inbox/ and the
+	// conversation references it. Zero means DefaultMaxMessageBytes;
+	// otherwise MinMessageBytes to MaxMessageBytes.
+	MaxMessageBytes int `json:"max_message_bytes,omitempty"`
+	// ContextWindow is the model's context window in tokens, for models
+	// joshbot does not know (a local model served with a small context);
+	// zero means the known window, 128000 for an unknown model. No request
+	// is built larger than it.
+	ContextWindow int `json:"context_window,omitempty"`
+	// FirstByteTimeout bounds the wait for a streamed answer to begin, for
+	// every provider without its own first_byte_timeout; zero means 60s.
+	// On expiry the turn falls back to the next model.
+	FirstByteTimeout Duration `json:"first_byte_timeout,omitzero"`
 }
 
 // Provider says how to reach one LLM provider.
@@ -135,6 +153,11 @@ type Provider struct {
 	APIBase string `json:"api_base,omitempty"`
 	// Timeout bounds one request; zero means 120s.
 	Timeout Duration `json:"timeout,omitzero"`
+	// FirstByteTimeout bounds the wait for a streamed answer to begin
+	// (headers and first event), separately from Timeout; zero means
+	// agents.defaults.first_byte_timeout, else 60s. On expiry the turn
+	// falls back to the next model at once.
+	FirstByteTimeout Duration `json:"first_byte_timeout,omitzero"`
 	// MaxRetries is how often a transient failure (429, 5xx, a network
 	// error) is retried against this provider before falling over: 0 to
 	// 10. Nil means 2; 0 means fail over at once.

@@ -9,11 +9,13 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -34,7 +36,8 @@ type LoadOptions struct {
 // Load reads the config at path, applies default_profile (if any),
 // environment overrides and checks the result. Every error names what to
 // change: the file position of a syntax error, the key of a bad value, the
-// variable of a bad override.
+// variable of a bad override. Temporary files an interrupted save left
+// next to path more than a minute ago are removed.
 func Load(path string) (*Config, error) { return LoadWith(path, nil) }
 
 // LoadWith is [Load] with per-run options; nil means none. A selected
@@ -47,6 +50,9 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
+	// A save killed between its temp file and the rename leaves the temp
+	// file behind; nothing else would remove it.
+	atomicfile.Sweep(filepath.Dir(path), time.Minute)
 	data, err := readConfigFile(path)
 	if err != nil {
 		return nil, err

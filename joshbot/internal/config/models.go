@@ -123,6 +123,13 @@ type ResolvedModel struct {
 	// timeout when it has one, else providers.<name>.timeout), named when
 	// a request times out.
 	TimeoutKey string
+	// FirstByteTimeout bounds the wait for a streamed answer to begin
+	// (providers.ClientOptions.FirstByteTimeout); zero means the client
+	// default. FirstByteTimeoutKey is the key that sets it
+	// (providers.<name>.first_byte_timeout or
+	// agents.defaults.first_byte_timeout), empty when none does.
+	FirstByteTimeout    time.Duration
+	FirstByteTimeoutKey string
 	// MaxRetries is the same-provider retry budget.
 	MaxRetries int
 	// ExtraBody is merged into every request; nil means none.
@@ -288,6 +295,12 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 	rm.BaseURL = base
 
 	rm.Timeout, rm.TimeoutKey = p.Timeout.Std(), "providers."+rm.Provider+".timeout"
+	switch {
+	case p.FirstByteTimeout != 0:
+		rm.FirstByteTimeout, rm.FirstByteTimeoutKey = p.FirstByteTimeout.Std(), "providers."+rm.Provider+".first_byte_timeout"
+	case c.Agents.Defaults.FirstByteTimeout != 0:
+		rm.FirstByteTimeout, rm.FirstByteTimeoutKey = c.Agents.Defaults.FirstByteTimeout.Std(), "agents.defaults.first_byte_timeout"
+	}
 	retries := p.MaxRetries
 	rm.ExtraBody = maps.Clone(p.ExtraBody)
 	if e != nil {

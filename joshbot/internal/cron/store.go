@@ -16,11 +16,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/tools"
 )
 
@@ -39,11 +41,16 @@ type Store struct {
 
 var _ tools.CronStore = (*Store)(nil)
 
-// OpenStore reads path; a missing file is an empty store. A file that does
+// OpenStore reads path; a missing file is an empty store. Temporary files
+// an interrupted save left next to path more than a minute ago are
+// removed. A file that does
 // not parse is an error naming it and is left alone: it holds the user's
 // reminders.
 func OpenStore(path string) (*Store, error) {
 	s := &Store{path: path}
+	// A save killed between its temp file and the rename leaves the temp
+	// file behind; nothing else would remove it.
+	atomicfile.Sweep(filepath.Dir(path), time.Minute)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil

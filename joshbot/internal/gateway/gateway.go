@@ -125,18 +125,29 @@ func (g *Gateway) Run(ctx context.Context) error {
 	go idle.Run(ctx)
 	go g.sweepSpool(ctx, gatewaySpoolDir(rt.Home))
 
-	reply := func(ctx context.Context, inb channels.Inbound, text string) {
-		err := b.PublishOutbound(ctx, bus.Outbound{Channel: inb.Channel, ChatID: inb.Conversation, ReplyTo: inb.MessageID, Text: text})
-		if err != nil {
-			g.log.Error("reply not queued", "channel", inb.Channel, "err", err)
-		}
-	}
-	record, stopHooks := g.gatewayHooks(ctx, rt, b)
-	g.publishMenus(ctx, chans)
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {
 		byName[ch.Name()] = ch
 	}
+	// reply sends before it returns, never through the bus: the router
+	// removes a message's inbox record when its handler returns, so a
+	// reply (or restart notice) still queued when the process dies would
+	// be lost without a trace. Replies still go out while the gateway
+	// drains after a stop, as deliverOutbound's do.
+	reply := func(ctx context.Context, inb channels.Inbound, text string) {
+		ch, ok := byName[inb.Channel]
+		if !ok {
+			g.log.Error("reply not delivered: no such channel", "channel", inb.Channel)
+			return
+		}
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := ch.Send(sendCtx, inb.Conversation, channels.Outbound{Text: text, ReplyTo: inb.MessageID}); err != nil {
+			g.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
+		}
+	}
+	record, stopHooks := g.gatewayHooks(ctx, rt, b)
+	g.publishMenus(ctx, chans)
 	handle := func(ctx context.Context, inb channels.Inbound) {
 		defer idle.Busy()()
 		record(inb.Channel, inb.Conversation)

@@ -4,13 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // ExportManifest is the JSON manifest of an export. Its fields are sorted
@@ -126,25 +125,10 @@ func fenceFor(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// WritePrivate writes b to name with mode 0600 through a temporary file,
-// so a failed export never leaves a partial file.
+// WritePrivate writes b to name with mode 0600 durably through package
+// atomicfile, so a failed export never leaves a partial file.
 func WritePrivate(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(name, b, 0o600); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

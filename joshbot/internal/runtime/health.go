@@ -14,6 +14,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/mcpclient"
+	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
 
@@ -97,20 +98,7 @@ func writeHealth(home string, doc HealthDoc) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(home, ".health-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(home, HealthFile))
+	return atomicfile.WriteFile(filepath.Join(home, HealthFile), append(b, '\n'), 0o600)
 }
 
 // ReadHealth returns what a running process last recorded in home; none

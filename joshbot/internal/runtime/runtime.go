@@ -191,8 +191,10 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 			MaxTokens:        d.MaxTokens,
 			DisableStreaming: !d.Streaming,
 			QuietFallback:    d.QuietFallback,
+			ContextWindow:    d.ContextWindow,
 		},
-		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std(), MaxAnswerBytes: d.MaxAnswerBytes},
+		Limits: agent.LimitOptions{MaxIterations: d.MaxToolIterations, Timeout: d.Timeout.Std(), MaxAnswerBytes: d.MaxAnswerBytes,
+			MaxMessageBytes: d.MaxMessageBytes, MaxRefusedRepeats: d.MaxRefusedRepeats},
 		Memory: agent.MemoryOptions{
 			LongTerm:            lt,
 			CompactionThreshold: d.CompactionThreshold,
@@ -334,20 +336,21 @@ func (o *Options) ProviderChain(mc *config.ModelConfig) (*providers.Chain, error
 	for i := range mc.Models {
 		m := &mc.Models[i]
 		client, err := providers.NewClient(&providers.ClientOptions{
-			Name:       m.Provider,
-			BaseURL:    m.BaseURL,
-			APIKey:     m.APIKey,
-			Timeout:    m.Timeout,
-			AuthHeader: m.AuthHeader,
-			Style:      m.Style,
-			Headers:    m.Headers,
-			ExtraBody:  m.ExtraBody,
-			Credential: copilotCredential(m.Provider, m.APIKey, o.CopilotTokenURL),
+			Name:             m.Provider,
+			BaseURL:          m.BaseURL,
+			APIKey:           m.APIKey,
+			Timeout:          m.Timeout,
+			FirstByteTimeout: m.FirstByteTimeout,
+			AuthHeader:       m.AuthHeader,
+			Style:            m.Style,
+			Headers:          m.Headers,
+			ExtraBody:        m.ExtraBody,
+			Credential:       copilotCredential(m.Provider, m.APIKey, o.CopilotTokenURL),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
-		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey}, MaxRetries: m.MaxRetries})
+		cands = append(cands, providers.Candidate{Provider: m.Provider, Model: m.WireModel, Client: keyedTimeouts{client, m.TimeoutKey, firstByteKey(m)}, MaxRetries: m.MaxRetries})
 	}
 	return providers.NewChain(&providers.ChainOptions{
 		Candidates: cands,
@@ -365,10 +368,12 @@ func copilotCredential(provider, key, tokenURL string) func(context.Context) (st
 // agentSettingNames are the config keys the agent's replies name when a
 // limit stops a turn or a command is not available.
 var agentSettingNames = agent.SettingNames{
-	Model:            "agents.defaults.model",
-	MaxIterations:    "agents.defaults.max_tool_iterations",
-	Timeout:          "agents.defaults.timeout",
-	MaxSubagentDepth: "agents.defaults.max_subagent_depth",
-	Profiles:         "agents.profiles in config.json",
-	MaxAnswerBytes:   "agents.defaults.max_answer_bytes",
+	Model:             "agents.defaults.model",
+	MaxIterations:     "agents.defaults.max_tool_iterations",
+	Timeout:           "agents.defaults.timeout",
+	MaxSubagentDepth:  "agents.defaults.max_subagent_depth",
+	Profiles:          "agents.profiles in config.json",
+	MaxAnswerBytes:    "agents.defaults.max_answer_bytes",
+	MaxMessageBytes:   "agents.defaults.max_message_bytes",
+	MaxRefusedRepeats: "agents.defaults.max_refused_repeats",
 }

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/atomicfile"
 )
 
 // File names under the tuning directory (the joshbot home).
@@ -214,21 +216,7 @@ func (t *Tuner) saveOverlay() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(t.dir, ".tuning-*")
-	if err != nil {
-		return fmt.Errorf("tuning overlay: %w", err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("tuning overlay: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(t.dir, OverlayFile)); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(filepath.Join(t.dir, OverlayFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("tuning overlay: %w", err)
 	}
 	return nil

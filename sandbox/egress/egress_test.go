@@ -1,4 +1,4 @@
-package sandbox_test
+package egress_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/sandbox/egress"
 )
 
 // addrCorpus is the address policy's reference table: every range the
@@ -92,11 +92,11 @@ var addrCorpus = []struct {
 func TestPublicAddr(t *testing.T) {
 	for _, tt := range addrCorpus {
 		a := netip.MustParseAddr(tt.ip)
-		if got := sandbox.PublicAddr(a); got != tt.public {
+		if got := egress.PublicAddr(a); got != tt.public {
 			t.Errorf("PublicAddr(%s) = %v, want %v (%s)", tt.ip, got, tt.public, tt.note)
 		}
 	}
-	if sandbox.PublicAddr(netip.Addr{}) {
+	if egress.PublicAddr(netip.Addr{}) {
 		t.Error("the zero Addr is public")
 	}
 }
@@ -123,7 +123,7 @@ func TestPublicAddrEmbeddedIPv4(t *testing.T) {
 			{"IPv4-compatible", "::" + tt.ip, false},
 		} {
 			x := netip.MustParseAddr(form.ip)
-			if got := sandbox.PublicAddr(x); got != form.want {
+			if got := egress.PublicAddr(x); got != form.want {
 				t.Errorf("PublicAddr(%s), the %s form of %s = %v, want %v", x, form.name, tt.ip, got, form.want)
 			}
 		}
@@ -146,16 +146,16 @@ func TestDescribeAddr(t *testing.T) {
 		{"1.1.1.1", "public"},
 		{"64:ff9b::808:808", "public"},
 	} {
-		if got := sandbox.DescribeAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
+		if got := egress.DescribeAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
 			t.Errorf("DescribeAddr(%s) = %q, want %q", tt.ip, got, tt.want)
 		}
 	}
 }
 
-// TestDialControl connects for real: a listener on loopback is refused at
+// TestControl connects for real: a listener on loopback is refused at
 // the socket, admitted only by an allow function that names it, and never
 // sees a connection it should not.
-func TestDialControl(t *testing.T) {
+func TestControl(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestDialControl(t *testing.T) {
 		{"allow another port", func(ap netip.AddrPort) bool { return ap == other }, false},
 		{"allow the target", func(ap netip.AddrPort) bool { return ap == target }, true},
 	} {
-		d := net.Dialer{Control: sandbox.DialControl(tt.allow)}
+		d := net.Dialer{Control: egress.Control(tt.allow)}
 		c, err := d.Dial("tcp", target.String())
 		if tt.ok {
 			if err != nil {
@@ -198,7 +198,7 @@ func TestDialControl(t *testing.T) {
 			c.Close()
 			t.Fatalf("%s: connected to %s", tt.name, target)
 		}
-		if !errors.Is(err, sandbox.ErrNonPublicAddress) || !strings.Contains(err.Error(), "loopback") {
+		if !errors.Is(err, egress.ErrNonPublicAddress) || !strings.Contains(err.Error(), "loopback") {
 			t.Fatalf("%s: err = %v, want ErrNonPublicAddress naming loopback", tt.name, err)
 		}
 	}
@@ -208,9 +208,9 @@ func TestDialControl(t *testing.T) {
 	default:
 	}
 
-	control := sandbox.DialControl(nil)
+	control := egress.Control(nil)
 	for _, addr := range []string{"not an address", "example.com:80", "[::1]"} {
-		if err := control("tcp", addr, nil); !errors.Is(err, sandbox.ErrNonPublicAddress) {
+		if err := control("tcp", addr, nil); !errors.Is(err, egress.ErrNonPublicAddress) {
 			t.Errorf("control(%q) = %v, want ErrNonPublicAddress", addr, err)
 		}
 	}
@@ -234,15 +234,15 @@ func FuzzPublicAddr(f *testing.F) {
 		if !ok {
 			return
 		}
-		pub := sandbox.PublicAddr(a)
+		pub := egress.PublicAddr(a)
 		u := a.Unmap()
 		if pub && (u.IsLoopback() || u.IsPrivate() || u.IsLinkLocalUnicast() || u.IsMulticast() || u.IsUnspecified()) {
-			t.Fatalf("%s admitted, but it is %s", a, sandbox.DescribeAddr(a))
+			t.Fatalf("%s admitted, but it is %s", a, egress.DescribeAddr(a))
 		}
-		if a.Is4() && sandbox.PublicAddr(netip.AddrFrom16(a.As16())) != pub {
+		if a.Is4() && egress.PublicAddr(netip.AddrFrom16(a.As16())) != pub {
 			t.Fatalf("%s and its mapped form disagree", a)
 		}
-		if a.Is6() && sandbox.PublicAddr(a.WithZone("eth0")) {
+		if a.Is6() && egress.PublicAddr(a.WithZone("eth0")) {
 			t.Fatalf("%s with a zone admitted", a)
 		}
 	})
