@@ -33,9 +33,10 @@
 //	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
-//	internal/config, configedit, output, redact, cron, tuning, workspace,
-//	footprint, onboard, report, termsafe, injection (its tests only),
-//	soaktest (tests only: it drives the built binary from outside)
+//	internal/config, configedit, configmigrate, output, redact, cron,
+//	tuning, workspace, footprint, onboard, report, termsafe, injection (its
+//	tests only), soaktest (tests only: it drives the built binary from
+//	outside)
 //	                    leaves: import no package drawn above them
 //
 // cmd/joshbot stays under a hundred lines; a package over about 2,500
