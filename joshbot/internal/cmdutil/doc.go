@@ -1,8 +1,9 @@
 // Package cmdutil is what joshbot's commands share: the [Factory] they
 // reach the rest of the binary through (streams, paths, the config,
-// runtime and stored-state loaders, the logger, the clock and the sandbox
-// probe), and the few helpers every command file uses to fail, confirm
-// and show paths the same way.
+// runtime and stored-state loaders, the logger, the clock, and the one
+// outside fact besides the clock, the sandbox probe), and the few helpers
+// every command file uses to fail, take --profile and show paths the same
+// way.
 //
 // A command wires its flags into an Options struct holding the Factory
 // parts it needs and hands it to a run function; the constructor takes

@@ -1,9 +1,7 @@
 package cmdutil
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -117,29 +115,4 @@ func TildeIn(msg, cfgPath string) string {
 // so the selection rule lives in one place.
 func AddProfileFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "profile", "", "use the named profile from the config's profiles block (default: default_profile, else none)")
-}
-
-// ErrNoTerminal is returned by Confirm when nobody can answer.
-var ErrNoTerminal = errors.New("this changes stored sessions and there is no terminal to confirm on: pass --force to go ahead")
-
-// Confirm asks question on the terminal of s. Without one it fails at
-// once rather than wait on input that will never come; a "no" is
-// ExitError 1.
-func Confirm(s *Streams, force bool, question string) error {
-	if force {
-		return nil
-	}
-	if !IsTerminal(s.In) {
-		return ErrNoTerminal
-	}
-	fmt.Fprintf(s.Err, "%s [y/N] ", question)
-	line, err := bufio.NewReader(s.In).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("read answer: %w", err)
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return ExitError{Code: 1}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -263,7 +264,7 @@ func runSessionsPrune(ctx context.Context, opts *sessionsPruneOptions) error {
 			return nil
 		}
 	}
-	if err := cmdutil.Confirm(opts.IO, opts.Force, fmt.Sprintf("Delete %d session(s) and their archives: %s?", len(keys), strings.Join(keys, ", "))); err != nil {
+	if err := confirm(opts.IO, opts.Force, fmt.Sprintf("Delete %d session(s) and their archives: %s?", len(keys), strings.Join(keys, ", "))); err != nil {
 		return err
 	}
 	for _, k := range keys {
@@ -313,7 +314,7 @@ func runSessionsNew(ctx context.Context, opts *sessionsNewOptions) error {
 	if _, err := st.Sessions.Path(key); err != nil {
 		return err
 	}
-	if err := cmdutil.Confirm(opts.IO, opts.Force, fmt.Sprintf("Start %s afresh? Its messages move to its history archive and its model and personality reset.", key)); err != nil {
+	if err := confirm(opts.IO, opts.Force, fmt.Sprintf("Start %s afresh? Its messages move to its history archive and its model and personality reset.", key)); err != nil {
 		return err
 	}
 	// Held so a turn running in another process cannot save the old
@@ -328,6 +329,31 @@ func runSessionsNew(ctx context.Context, opts *sessionsNewOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "Session %s starts afresh.\n", key)
 	return nil
+}
+
+// errNoTerminal is returned by confirm when nobody can answer.
+var errNoTerminal = errors.New("this changes stored sessions and there is no terminal to confirm on: pass --force to go ahead")
+
+// confirm asks question on the terminal of s. Without one it fails at
+// once rather than wait on input that will never come; a "no" is
+// ExitError 1.
+func confirm(s *cmdutil.Streams, force bool, question string) error {
+	if force {
+		return nil
+	}
+	if !cmdutil.IsTerminal(s.In) {
+		return errNoTerminal
+	}
+	fmt.Fprintf(s.Err, "%s [y/N] ", question)
+	line, err := bufio.NewReader(s.In).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read answer: %w", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return cmdutil.ExitError{Code: 1}
 }
 
 // parseAge reads a Go duration or a number of days ("30d") or weeks
