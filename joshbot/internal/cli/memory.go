@@ -17,14 +17,18 @@ func (a *app) memoryCommand() *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
-		Short: "Show the memory files and the state of dream consolidation",
+		Short: "Show the memory files, each session's memory scope and the state of dream consolidation",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := a.loadStored()
 			if err != nil {
 				return err
 			}
-			return report.WriteMemoryStatus(a.stdout, st.Memory)
+			keys, err := st.Sessions.Keys()
+			if err != nil {
+				return err
+			}
+			return report.WriteMemoryStatus(a.stdout, st.Memory, keys)
 		},
 	}, &cobra.Command{
 		Use:   "consolidate",
