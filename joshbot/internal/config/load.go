@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/configmigrate"
 	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
@@ -106,9 +107,9 @@ func readConfigFile(path string) ([]byte, error) {
 // setting. The credentials it holds are registered with the redactor
 // ([Config.RegisterSecrets]).
 func Parse(name string, data []byte) (*Config, error) {
-	data, _, err := migrate(data, SchemaVersion, migrations)
+	data, err := upgrade(name, data, SchemaVersion, configmigrate.Steps)
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", name, err)
+		return nil, err
 	}
 	cfg := Defaults()
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -270,6 +271,9 @@ func (c *Config) Validate() error {
 		return ordinary(fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t))
 	}
 	if err := d.validateMemory(); err != nil {
+		return ordinary(err)
+	}
+	if err := c.validateOwner(); err != nil {
 		return ordinary(err)
 	}
 	for _, name := range c.providerNames() {

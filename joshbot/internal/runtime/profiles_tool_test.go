@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/configedit"
 	"github.com/joshbot/joshbot/sandbox"
 	"github.com/joshbot/joshbot/tools"
 )
@@ -92,7 +93,7 @@ func TestSubagentProfilesToolEditsTheConfigFile(t *testing.T) {
 		t.Fatalf("asked %d times, want once per approved-or-attempted write (4)", ap.n)
 	}
 	// The config tool's allowlist still holds for every other key.
-	if _, err := config.ParseSafe("agents.defaults.model", "x"); err == nil || !strings.Contains(err.Error(), "agents.profiles.<name>") {
+	if _, err := configedit.ParseSafe("agents.defaults.model", "x"); err == nil || !strings.Contains(err.Error(), "agents.profiles.<name>") {
 		t.Fatalf("allowlist: %v", err)
 	}
 }
