@@ -229,3 +229,20 @@ func TestDuckDuckGoEngineDeadline(t *testing.T) {
 		t.Fatalf("default engine deadline %s, want 10s", d)
 	}
 }
+
+// TestWebChainBudgetIsTheOperations: without a turn deadline, the
+// operation's budget bounds the whole chain, shared among its legs, not
+// each leg.
+func TestWebChainBudgetIsTheOperations(t *testing.T) {
+	hang := func(ctx context.Context) ([]SearchResult, error) { <-ctx.Done(); return nil, ctx.Err() }
+	a, b, c := &scripted{name: "a", fn: hang}, &scripted{name: "b", fn: hang}, &scripted{name: "c", fn: hang}
+	tools := newWebSearchTools(&WebSearchOptions{Backends: []SearchBackend{a, b, c}, CodeTimeout: 600 * time.Millisecond})
+	start := time.Now()
+	_, err := searchTool(t, tools, "web_code").Execute(context.Background(), json.RawMessage(`{"query":"x"}`))
+	if took := time.Since(start); err == nil || took > 900*time.Millisecond || took < 500*time.Millisecond {
+		t.Fatalf("three hanging legs under a 600ms budget: %v after %s", err, took)
+	}
+	if a.calls != 1 || b.calls != 1 || c.calls != 1 {
+		t.Fatalf("legs tried: %d %d %d", a.calls, b.calls, c.calls)
+	}
+}

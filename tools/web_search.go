@@ -408,18 +408,22 @@ func (t *webSearchTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 	return t.s.run(ctx, t, q)
 }
 
-// run tries each backend under its own sub-deadline: the operation's
-// budget, clamped to an even share (among the backends not yet tried) of
-// what is left of the turn minus the finish reserve. A slow backend can
-// neither eat the time the agent needs to reply nor starve the fallback.
+// run tries each backend under its own sub-deadline: an even share (among
+// the backends not yet tried) of what is left of the operation, which ends
+// when its budget is spent or when the turn's deadline minus the finish
+// reserve passes, whichever is first. A slow backend can neither eat the
+// time the agent needs to reply nor starve the fallback.
 func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (string, error) {
 	var failures []string
 	order := s.health.order(t.name, s.backends)
+	// Deadlines are wall-clock time, as the context's is; s.now is the
+	// health map's clock.
+	end := time.Now().Add(t.budget)
+	if dl, ok := ctx.Deadline(); ok {
+		end = minTime(end, dl.Add(-s.reserve))
+	}
 	for i, b := range order {
-		per := t.budget
-		if dl, ok := ctx.Deadline(); ok {
-			per = min(per, (time.Until(dl)-s.reserve)/time.Duration(len(order)-i))
-		}
+		per := time.Until(end) / time.Duration(len(order)-i)
 		if per <= 0 {
 			failures = append(failures, b.Name()+": skipped, no time left in the turn")
 			break
@@ -486,4 +490,11 @@ func searchClient(endpoint string) *http.Client {
 		return &http.Client{Timeout: 30 * time.Second}
 	}
 	return (&egress.Guard{}).Client(30 * time.Second)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
