@@ -12,7 +12,7 @@ import (
 // package that holds them. A pattern that matches nothing is skipped, so a
 // benchmark that arrives later only needs a line here.
 var goBenches = []struct{ dir, pattern string }{
-	{"agent", "BenchmarkTurnOneToolCall$"},
+	{"agent", "Benchmark(TurnOneToolCall|ConversationTokens)$"},
 	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)"},
 	{"tools", "Benchmark(MemorySearch|SessionSearch)"},
 	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$"},
@@ -59,6 +59,11 @@ func parseBench(pkg, out string) []Figure {
 				v, unit = v/1e6, "ms/op"
 			case "allocs/op", "MB/s":
 			default:
+				// A benchmark's own per-turn metrics (b.ReportMetric),
+				// such as the tokens a conversation costs per turn.
+				if strings.HasSuffix(unit, "/turn") {
+					break
+				}
 				continue
 			}
 			k := key{name, unit}

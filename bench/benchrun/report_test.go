@@ -34,6 +34,7 @@ func TestParseBench(t *testing.T) {
 BenchmarkTurnOneToolCall-2   	     300	   3000000 ns/op	  213087 B/op	     169 allocs/op
 BenchmarkTurnOneToolCall-2   	     300	   5000000 ns/op	  213087 B/op	     171 allocs/op
 BenchmarkSSEDecode-2   	 100	 800000 ns/op	  90.5 MB/s	 11000 B/op	 394 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 53.00 learn-tokens/turn	 4369 tokens/turn	 1.233 requests/turn	 900000 B/op	 9000 allocs/op
 PASS`
 	figs := parseBench("agent", out)
 	got := map[string]Figure{}
@@ -49,8 +50,15 @@ PASS`
 	if f := got["BenchmarkSSEDecode MB/s"]; len(f.Samples) != 1 || f.Samples[0] != 90.5 {
 		t.Errorf("MB/s samples = %v", f.Samples)
 	}
-	if len(figs) != 5 {
-		t.Errorf("got %d figures, want 5: %+v", len(figs), figs)
+	// A benchmark's own per-turn metrics (b.ReportMetric) are figures too.
+	if f := got["BenchmarkConversationTokens/learning=batched tokens/turn"]; len(f.Samples) != 1 || f.Samples[0] != 4369 {
+		t.Errorf("tokens/turn samples = %v", f.Samples)
+	}
+	if f := got["BenchmarkConversationTokens/learning=batched learn-tokens/turn"]; len(f.Samples) != 1 || f.Samples[0] != 53 {
+		t.Errorf("learn-tokens/turn samples = %v", f.Samples)
+	}
+	if len(figs) != 10 {
+		t.Errorf("got %d figures, want 10: %+v", len(figs), figs)
 	}
 }
 
