@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +135,9 @@ func runConversation(tb testing.TB, mem agent.MemoryOptions) conversationCost {
 		tb.Fatal(err)
 	}
 	mem.LongTerm = lt
-	a, err := agent.New(client, "test-model", store, &agent.Options{Tools: reg, Workspace: ws, Memory: mem})
+	// No log: under go test -bench a log line would split the result
+	// line the report reads.
+	a, err := agent.New(client, "test-model", store, &agent.Options{Tools: reg, Workspace: ws, Memory: mem, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
 	}
