@@ -109,6 +109,10 @@ type AgentDefaults struct {
 	// learned in a conversation to that conversation, or "shared", writing
 	// it to MEMORY.md for every conversation (for a one-person setup).
 	LearnScope string `json:"learn_scope,omitempty"`
+	// LearningModel is a (cheaper) model for the learning step, resolved
+	// like models_config.agent.model (see Config.ResolveLearningModel);
+	// empty means the agent's own model.
+	LearningModel string `json:"learning_model,omitempty"`
 	// DreamMode is "off" (the default when empty), "record" or "full".
 	DreamMode string `json:"dream_mode,omitempty"`
 	// HealTimeouts is "", "off" or "bump": with "bump" each turn timeout in
