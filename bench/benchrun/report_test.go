@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"math"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,32 @@ func TestParseParts(t *testing.T) {
 	}
 	if _, err := parseParts("serve,disk"); err == nil || !strings.Contains(err.Error(), `"disk"`) {
 		t.Fatalf("an unknown part was not named in the error: %v", err)
+	}
+}
+
+// The report judges learning's token overhead in the 30-turn conversation
+// against the 15% target, from the batched run's per-turn figures, and
+// keeps only the per-turn figures of that benchmark.
+func TestLearningOverheadFigure(t *testing.T) {
+	out := `BenchmarkConversationTokens/learning=off-2   	 3	 90000000 ns/op	 0 learn-tokens/turn	 4296 tokens/turn	 1.167 requests/turn	 900 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 53.00 learn-tokens/turn	 4369 tokens/turn	 1.233 requests/turn	 900 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 60.00 learn-tokens/turn	 4376 tokens/turn	 1.233 requests/turn	 900 allocs/op
+`
+	figs := goFigures("agent", out, true)
+	var overhead *Figure
+	for i, f := range figs {
+		if f.Unit == "ms/op" || f.Unit == "allocs/op" {
+			t.Errorf("figure %s %s kept for a per-turn benchmark", f.Name, f.Unit)
+		}
+		if strings.HasPrefix(f.Name, "learning's token overhead") {
+			overhead = &figs[i]
+		}
+	}
+	if overhead == nil {
+		t.Fatalf("no overhead figure in %+v", figs)
+	}
+	if overhead.Target != 15 || overhead.Unit != "%" || len(overhead.Samples) != 2 ||
+		math.Abs(overhead.Samples[0]-100*53.0/(4369-53)) > 1e-9 || math.Abs(overhead.Samples[1]-100*60.0/(4376-60)) > 1e-9 {
+		t.Errorf("overhead figure %+v", *overhead)
 	}
 }
