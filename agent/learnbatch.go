@@ -74,6 +74,9 @@ func (q *learnQueue) init(a *Agent, o *MemoryOptions) error {
 // full or a flush is under way. It runs on a background goroutine of the
 // agent (its count is held), with ctx bounded by the learning timeout.
 func (q *learnQueue) add(ctx context.Context, rec turnRecord) {
+	// Only this much of each side reaches the request, so a waiting batch
+	// holds no more.
+	rec.user, rec.reply = clip(rec.user, learnMaxTurnChars/2), clip(rec.reply, learnMaxTurnChars/2)
 	q.mu.Lock()
 	b := q.pending[rec.key]
 	if b == nil {
