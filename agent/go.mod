@@ -16,6 +16,7 @@ require (
 	github.com/joshbot/joshbot/providers v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/tools v0.0.0-00010101000000-000000000000
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // chatRequest is the part of an OpenAI chat-completions request joshbot
@@ -167,29 +168,85 @@ func errorType(status int) string {
 // chatStream runs a streamed turn. Nothing is written until the turn
 // produces its first event, so a turn that fails before then is still
 // answered with a plain error status.
+//
+// The turn never waits for the client: its events go through an [outq]
+// that a writer goroutine drains, so a client that reads slowly cannot
+// hold the turn, and the conversation's lock, open. The queue holds at
+// most Options.StreamBuffer bytes; when a turn gets further ahead of its
+// client than that, the stream stops queueing and, once the turn has
+// ended and its answer is saved, sends the rest of the saved answer in
+// pieces, so memory stays bounded and the client still gets the whole
+// answer (text the model wrote before a tool call and the progress notes
+// are what may be left out then).
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
 	st := newStream(w, s.now(), includeUsage)
 	defer st.done()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	q := newOutq(s.streamBuffer)
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for {
+			f, ok := q.pop()
+			if !ok {
+				return
+			}
+			if st.send(f) != nil {
+				// The client is gone: stop the turn rather than run
+				// tools for nobody. What ran is saved by the agent.
+				q.fail()
+				cancel()
+				return
+			}
+		}
+	}()
+	var mu sync.Mutex // the events' state, should they come concurrently
+	// sent is the text queued since the last tool progress: the part of
+	// the model message being written that the client has, which the
+	// final answer begins with when that message is the last.
+	sent := newStreamed()
+	behind := false // the buffer overflowed: nothing more is queued
+	later := false  // and a tool ran since: the answer is a later message
 	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
-		if st.broken {
+		mu.Lock()
+		defer mu.Unlock()
+		if q.isBroken() || (ev.Progress == nil && ev.Delta == "") {
 			return
 		}
-		var werr error
-		if ev.Progress != nil {
-			werr = st.progress(ev.Progress)
-		} else if ev.Delta != "" {
-			werr = st.delta(ev.Delta)
+		if behind {
+			later = later || ev.Progress != nil
+			return
 		}
-		if werr != nil {
-			// The client is gone: stop the turn rather than run tools
-			// for nobody. What ran is saved by the agent.
-			st.broken = true
-			cancel()
+		var f []byte
+		var ferr error
+		roleSent := st.roleSent
+		if ev.Progress != nil {
+			f, ferr = progressFrame(ev.Progress)
+		} else {
+			f, ferr = st.deltaFrame(ev.Delta)
+		}
+		if ferr != nil {
+			return
+		}
+		if !q.push(f) {
+			behind = true
+			later = ev.Progress != nil
+			st.roleSent = roleSent
+			return
+		}
+		if ev.Progress != nil {
+			sent = newStreamed()
+		} else {
+			sent.add(ev.Delta)
 		}
 	})
-	if st.broken || r.Context().Err() != nil {
+	q.close()
+	<-wrote
+	s.notePeak(q)
+	mu.Lock()
+	defer mu.Unlock()
+	if q.isBroken() || r.Context().Err() != nil {
 		return
 	}
 	if err != nil {
@@ -204,8 +261,26 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 		_ = st.fail(status, msg)
 		return
 	}
-	if !st.roleSent && res.Text != "" {
-		if st.delta(res.Text) != nil {
+	rest := res.Text
+	switch {
+	case behind && later:
+		// The answer is a message the client has seen none of.
+		if st.roleSent {
+			rest = "\n\n" + rest
+		}
+	case behind:
+		var ok bool
+		if rest, ok = sent.rest(res.Text); !ok {
+			// Not expected: the stream showed text the answer does not
+			// begin with, so the rest cannot be told apart.
+			_ = st.fail(http.StatusServiceUnavailable, "the stream was cut: the client read too slowly to keep up, and the answer changed while it was being written; the whole answer is saved in the conversation")
+			return
+		}
+	case st.roleSent:
+		rest = "" // every delta reached the client
+	}
+	for _, p := range pieces(rest) {
+		if st.delta(p) != nil {
 			return
 		}
 	}

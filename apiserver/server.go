@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,6 +74,12 @@ type Options struct {
 	// what a request needed; a program passes the words of its own
 	// configuration.
 	Setup Setup
+	// StreamBuffer bounds the bytes of a streamed answer held for a client
+	// that reads slower than the turn writes; zero means
+	// DefaultStreamBuffer. The turn never waits for the client: beyond
+	// the bound, the rest of the answer is sent from the saved answer
+	// once the turn has ended.
+	StreamBuffer int
 }
 
 // Setup is what the server tells a client about configuring it. Every
@@ -105,6 +112,23 @@ type Server struct {
 	rejections  *rejectLog
 	web         *webSessions
 	mux         *http.ServeMux
+	// streamBuffer is Options.StreamBuffer; peakQueued is the most bytes
+	// one stream has held for its client, which tests read.
+	streamBuffer int
+	peakQueued   atomic.Int64
+}
+
+// notePeak records how many bytes q held at most.
+func (s *Server) notePeak(q *outq) {
+	q.mu.Lock()
+	p := int64(q.peak)
+	q.mu.Unlock()
+	for {
+		old := s.peakQueued.Load()
+		if p <= old || s.peakQueued.CompareAndSwap(old, p) {
+			return
+		}
+	}
 }
 
 // New checks opts and returns a Server. It fails with [ErrNoAPIKey] when no
@@ -122,6 +146,8 @@ func New(opts *Options) (*Server, error) {
 		transcripts: opts.Transcripts,
 		log:         opts.Logger,
 		now:         opts.Now,
+
+		streamBuffer: opts.StreamBuffer,
 	}
 	for _, k := range opts.APIKeys {
 		if k = strings.TrimSpace(k); k != "" {

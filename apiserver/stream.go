@@ -27,7 +27,6 @@ type stream struct {
 
 	started  bool // headers sent
 	roleSent bool
-	broken   bool // a write failed; the client is gone
 	buf      bytes.Buffer
 }
 
@@ -97,6 +96,41 @@ func (s *stream) data(v any) error {
 	return s.send(s.buf.Bytes())
 }
 
+// frame encodes v as one data event in a buffer of its own, for a frame
+// that waits in an [outq].
+func frame(v any) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("data: ")
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	b.WriteString("\n")
+	return b.Bytes(), nil
+}
+
+// deltaFrame is the frame [stream.delta] would send.
+func (s *stream) deltaFrame(text string) ([]byte, error) {
+	d := map[string]any{"content": text}
+	role := !s.roleSent
+	if role {
+		d["role"] = "assistant"
+	}
+	f, err := frame(s.chunk(d, nil))
+	if err == nil && role {
+		s.roleSent = true
+	}
+	return f, err
+}
+
+// progressFrame is a tool progress note as one SSE comment line.
+func progressFrame(p *Progress) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(ProgressPrefix), body...), '\n', '\n'), nil
+}
+
 func (s *stream) chunk(delta map[string]any, finish *string) *chunk {
 	c := &chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID,
 		Choices: []chunkChoice{{Index: 0, Delta: delta, FinishReason: finish}}}
@@ -113,16 +147,6 @@ func (s *stream) delta(text string) error {
 		s.roleSent = true
 	}
 	return s.data(s.chunk(d, nil))
-}
-
-func (s *stream) progress(p *Progress) error {
-	body, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	// json.Marshal escapes line breaks inside strings, so the comment is
-	// one line.
-	return s.send(append(append([]byte(ProgressPrefix), body...), '\n', '\n'))
 }
 
 func (s *stream) finish(reason string, u Usage) error {

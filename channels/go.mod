@@ -14,6 +14,7 @@ require (
 	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000
+	github.com/yuin/goldmark v1.8.7
 	go.uber.org/goleak v1.3.0
 	gopkg.in/telebot.v3 v3.3.8
 )

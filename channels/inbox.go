@@ -27,6 +27,8 @@ type inbox struct {
 	mu  sync.Mutex
 	seq uint64
 	now func() time.Time
+	// wrap, when set, wraps each record write (tests play a full disk).
+	wrap func(write func() error) error
 }
 
 // inboxRecord is what a pending file holds.
@@ -113,19 +115,32 @@ func (b *inbox) add(inb Inbound) (entry, error) {
 		return entry{}, err
 	}
 	name := fmt.Sprintf("%020d", rec.Seq)
-	if err := writeSynced(b.dir, name+pendingExt, data); err != nil {
-		return entry{}, err
+	write := func() error { return writeSynced(b.dir, name+pendingExt, data) }
+	if b.wrap != nil {
+		err = b.wrap(write)
+	} else {
+		err = write()
+	}
+	if err != nil {
+		return entry{rec: rec}, err
 	}
 	return entry{name: name, rec: rec}, nil
 }
 
-// start marks e as running.
+// start marks e as running. An entry without a file (see
+// [Router.Deliver] on a full disk) has nothing to mark.
 func (b *inbox) start(e entry) error {
+	if e.name == "" {
+		return nil
+	}
 	return renameSynced(b.dir, e.name+pendingExt, e.name+runningExt)
 }
 
 // finish removes e, whatever state it is in.
 func (b *inbox) finish(e entry) error {
+	if e.name == "" {
+		return nil
+	}
 	var errs []error
 	for _, ext := range []string{runningExt, pendingExt} {
 		if err := os.Remove(filepath.Join(b.dir, e.name+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {

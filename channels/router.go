@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -74,6 +76,15 @@ type Router struct {
 	notify   chan struct{}
 	denied   map[string]time.Time // rate limit of denial logs
 	recovery []entry              // running entries found at open
+	// diskFull is set while the inbox cannot record messages for a full
+	// disk, so that is logged once.
+	diskFull atomic.Bool
+}
+
+// isDiskFull reports whether err says the filesystem (or the user's quota)
+// is full.
+func isDiskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // NewRouter opens (or creates) the router's state in opts.Dir. Messages
@@ -199,8 +210,21 @@ func (r *Router) Deliver(ctx context.Context, inb Inbound) error {
 	// The inbox first: a crash between the two writes leaves a record
 	// that NewRouter also counts as seen, so nothing runs twice.
 	e, err := r.inbox.add(inb)
-	if err != nil {
+	switch {
+	case err != nil && isDiskFull(err):
+		// Refusing would have the platform redeliver the message every
+		// few seconds, unanswered, for as long as the disk stays full.
+		// It runs from memory instead (a crash before its turn loses
+		// it), and its answer says it was not saved.
+		if r.diskFull.CompareAndSwap(false, true) {
+			r.log.Warn("the disk is full: messages run without an inbox record (a crash before their turn loses them) until it has room again", "dir", r.inbox.dir, "err", err)
+		}
+	case err != nil:
 		return fmt.Errorf("channels: record %s message: %w", inb.Channel, err)
+	default:
+		if r.diskFull.CompareAndSwap(true, false) {
+			r.log.Info("the disk has room again: messages are recorded in the inbox", "dir", r.inbox.dir)
+		}
 	}
 	if key != "" {
 		if err := r.dedup.add(key); err != nil {

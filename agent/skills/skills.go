@@ -52,8 +52,18 @@ const maxSkillBytes = 64 << 10
 type Skill struct {
 	// Name is the directory name, which the frontmatter must repeat.
 	Name string `json:"name"`
-	// Description is the frontmatter's summary line.
+	// Description is the frontmatter's summary, a folded or literal
+	// block's lines joined as YAML joins them, trimmed.
 	Description string `json:"description"`
+	// License is the frontmatter's license field, if any.
+	License string `json:"license,omitempty"`
+	// Compatibility is the frontmatter's compatibility note, if any.
+	Compatibility string `json:"compatibility,omitempty"`
+	// AllowedTools is the frontmatter's allowed-tools list, if any. It is
+	// what the author declared; joshbot's own tool policy still applies.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// Metadata is the frontmatter's metadata map, if any.
+	Metadata map[string]string `json:"metadata,omitempty"`
 	// Source is SourceBundled or SourceWorkspace.
 	Source string `json:"source"`
 	// Path is the file, workspace-relative for workspace skills.
@@ -128,18 +138,22 @@ func hashOf(b []byte) string {
 // describe builds a Skill from a file's bytes.
 func describe(dirName, source, path string, data []byte) Skill {
 	sk := Skill{Name: dirName, Source: source, Path: path, Hash: hashOf(data)}
-	fields, body, err := parseFrontmatter(string(data))
+	fm, body, err := parseFrontmatter(string(data))
 	switch {
 	case err != nil:
 		sk.Problem = err.Error()
-	case fields["name"] != dirName:
-		sk.Problem = fmt.Sprintf("frontmatter name %q does not match the directory %q", fields["name"], dirName)
-	case strings.TrimSpace(fields["description"]) == "":
+	case fm.Name != dirName:
+		sk.Problem = fmt.Sprintf("frontmatter name %q does not match the directory %q", fm.Name, dirName)
+	case fm.Description == "":
 		sk.Problem = "frontmatter has no description"
 	case strings.TrimSpace(body) == "":
 		sk.Problem = "the skill has no instructions after the frontmatter"
 	}
-	sk.Description = fields["description"]
+	sk.Description = fm.Description
+	sk.License = fm.License
+	sk.Compatibility = fm.Compatibility
+	sk.AllowedTools = fm.AllowedTools
+	sk.Metadata = fm.Metadata
 	return sk
 }
 

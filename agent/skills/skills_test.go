@@ -145,12 +145,15 @@ func TestFrontmatterProblemsAreNamed(t *testing.T) {
 	for _, tt := range []struct{ content, want string }{
 		{"no frontmatter\n", "must start"},
 		{"---\nname: x\n", "not closed"},
-		{"---\nname: x\n  nested: y\n---\nb\n", "nested values"},
+		{"---\nname: x\n  nested: y\n---\nb\n", "frontmatter is not valid YAML: line 3"},
+		{"---\nname: x\ndescription: d\nmetadata: [a]\n---\nb\n", "line 4: metadata must be a map"},
+		{"---\nname: x\ndescription: d\nallowed-tools: {a: b}\n---\nb\n", "allowed-tools must be a list"},
+		{"---\n- name\n---\nb\n", "want key: value lines"},
 		{"---\nname: other\ndescription: d\n---\nb\n", "does not match"},
 		{"---\nname: x\n---\nb\n", "no description"},
 		{"---\nname: x\ndescription: d\n---\n\n", "no instructions"},
-		{"---\nname: x\nname: x\ndescription: d\n---\nb\n", "given twice"},
-		{"---\nname: x\ndescription: [a, b]\n---\nb\n", "plain text or fully quoted"},
+		{"---\nname: x\nname: x\ndescription: d\n---\nb\n", "line 3: name is given twice (first on line 2)"},
+		{"---\nname: x\ndescription: [a, b]\n---\nb\n", "description must be text, not a list"},
 		{"---\nname: \"x\"\ndescription: 'quoted: fine'\n# comment\n---\nbody\n", ""},
 	} {
 		ws := t.TempDir()

@@ -52,6 +52,7 @@ type Fake struct {
 	delivered  []channels.Inbound
 	refused    int
 	reconnects int
+	edits      []EditRecord
 }
 
 // NewFake returns a fake channel named "fake".
@@ -70,7 +71,9 @@ var (
 	_ channels.Picker           = (*Fake)(nil)
 	_ channels.CommandMenu      = (*Fake)(nil)
 	_ channels.ApprovalPrompter = (*Fake)(nil)
+	_ channels.Editor           = (*Fake)(nil)
 	_ channels.Stream           = (*fakeStream)(nil)
+	_ channels.ShownStream      = (*fakeStream)(nil)
 )
 
 // Record is a snapshot of what a [Fake] has seen, each list in the order
@@ -97,6 +100,16 @@ type Record struct {
 	// Reconnects counts the connections Start made again after
 	// [Fake.Disconnect].
 	Reconnects int
+	// Edits holds every EditMessage.
+	Edits []EditRecord
+}
+
+// EditRecord is one [Fake.EditMessage].
+type EditRecord struct {
+	// Conversation and MessageID name the message edited.
+	Conversation, MessageID string
+	// Text is its new text.
+	Text string
 }
 
 // Sent is one Send.
@@ -168,6 +181,8 @@ type StreamRecord struct {
 	Finished bool
 	// Final is the text of the first Finish.
 	Final string
+	// MessageID is the live message's id, reported to OnShown.
+	MessageID string
 
 	s *fakeStream
 }
@@ -433,6 +448,7 @@ type fakeStream struct {
 	rec      StreamRecord // guarded by f.mu
 	cancel   context.CancelFunc
 	finished bool
+	onShown  func(id, text string)
 }
 
 // StartStream implements [channels.Streamer]; the stream records every
@@ -449,6 +465,7 @@ func (f *Fake) StartStream(ctx context.Context, conversation string, opts *chann
 	}}
 	s.rec.s = s
 	f.mu.Lock()
+	s.rec.MessageID = fmt.Sprintf("live-%d", len(f.streams)+1)
 	f.streams = append(f.streams, s)
 	f.touchLocked()
 	f.mu.Unlock()
@@ -457,16 +474,61 @@ func (f *Fake) StartStream(ctx context.Context, conversation string, opts *chann
 
 func (s *fakeStream) Update(text string) {
 	s.f.mu.Lock()
-	defer s.f.mu.Unlock()
 	s.rec.Updates = append(s.rec.Updates, text)
-	s.f.touchLocked()
+	s.shownLocked()
 }
 
 func (s *fakeStream) Status(line string) {
 	s.f.mu.Lock()
-	defer s.f.mu.Unlock()
 	s.rec.Statuses = append(s.rec.Statuses, line)
+	s.shownLocked()
+}
+
+// OnShown implements [channels.ShownStream]: the fake "shows" every
+// Update and Status at once, as the latest text and status line.
+func (s *fakeStream) OnShown(fn func(id, text string)) {
+	s.f.mu.Lock()
+	s.onShown = fn
+	s.f.mu.Unlock()
+}
+
+// shownLocked reports what the live message shows now to OnShown's
+// function, and unlocks f.mu before calling it.
+func (s *fakeStream) shownLocked() {
 	s.f.touchLocked()
+	fn, id, text := s.onShown, s.rec.MessageID, ""
+	if n := len(s.rec.Updates); n > 0 {
+		text = s.rec.Updates[n-1]
+	}
+	if n := len(s.rec.Statuses); n > 0 && s.rec.Statuses[n-1] != "" {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += s.rec.Statuses[n-1]
+	}
+	if s.finished {
+		fn = nil
+	}
+	s.f.mu.Unlock()
+	if fn != nil {
+		fn(id, text)
+	}
+}
+
+// EditMessage implements [channels.Editor]; the edit is recorded in
+// Record.Edits.
+func (f *Fake) EditMessage(ctx context.Context, conversation, id, text string) error {
+	if err := check(ctx, conversation); err != nil {
+		return err
+	}
+	if id == "" {
+		return errors.New("channeltest: empty message id")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.edits = append(f.edits, EditRecord{Conversation: conversation, MessageID: id, Text: text})
+	f.touchLocked()
+	return nil
 }
 
 func (s *fakeStream) Finish(_ context.Context, text string) error {
@@ -570,6 +632,7 @@ func (f *Fake) recordLocked() Record {
 		Refused:    f.refused,
 		Reconnects: f.reconnects,
 		Pickers:    slices.Clone(f.pickers),
+		Edits:      slices.Clone(f.edits),
 	}
 	for _, m := range f.menus {
 		r.Menus = append(r.Menus, slices.Clone(m))

@@ -20,7 +20,7 @@ func TestRenderHTMLGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mds) < 15 {
+	if len(mds) < 30 {
 		t.Fatalf("only %d answers in testdata/render", len(mds))
 	}
 	for _, md := range mds {

@@ -32,9 +32,9 @@ func TestRenderHTML(t *testing.T) {
 		{"javascript link stays text", "[x](javascript:alert(1))", nil, "[x](javascript:alert(1))"},
 		{"heading", "# Title\ntext", nil, "<b>Title</b>\ntext"},
 		{"strike", "~~gone~~", nil, "<s>gone</s>"},
-		{"fence", "```go\nif a < b {}\n```", nil, "<pre><code class=\"language-go\">if a &lt; b {}\n</code></pre>"},
+		{"fence", "```go\nif a < b {}\n```", nil, "<pre><code class=\"language-go\">if a &lt; b {}</code></pre>"},
 		{"unclosed fence is closed", "```\nx", nil, "<pre><code>x</code></pre>"},
-		{"piece starting inside a fence", "y := 1\n```\nafter", ptr("go"), "<pre><code class=\"language-go\">y := 1\n</code></pre>\nafter"},
+		{"piece starting inside a fence", "y := 1\n```\nafter", ptr("go"), "<pre><code class=\"language-go\">y := 1</code></pre>\nafter"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := telegram.RenderHTML(tt.md, tt.open); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,8 @@ type Stream struct {
 	msgID  int    // the live message in edit mode
 	shown  string // what the live message or draft shows
 	last   time.Time
+	// onShown hears of each post and edit of the live message.
+	onShown func(id, text string)
 }
 
 // StartStream implements [channels.Streamer]: it starts a streamed reply
@@ -234,14 +237,19 @@ func (s *Stream) writeLive(ctx context.Context, text string) {
 		err = s.t.editPiece(ctx, s.chat, id, text, nil, s.stopMarkup())
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.last = s.t.clock.now()
 	if err != nil {
+		s.mu.Unlock()
 		s.t.log.Debug("streamed reply not updated", "err", s.t.scrub(err))
 		return
 	}
 	s.msgID = id
 	s.shown = text
+	fn := s.onShown
+	s.mu.Unlock()
+	if fn != nil {
+		fn(strconv.Itoa(id), text)
+	}
 }
 
 // Finish replaces the live message (status line, partial answer, Stop

@@ -40,6 +40,9 @@ type Gateway struct {
 	// approvals remembers the sessions whose human chose "allow for
 	// session" on a live channel, until the gateway stops.
 	approvals sync.Map
+	// unsaved holds the conversations already told that their answers are
+	// not being saved, until a turn there saves again.
+	unsaved sync.Map
 }
 
 // New returns a gateway over rt, which should be loaded with
@@ -182,14 +185,16 @@ func (g *Gateway) Run(ctx context.Context) error {
 			g.log.Warn("turn failed", "channel", inb.Channel, "err", err)
 		}
 		if res != nil && res.Text != "" {
-			reply(ctx, inb, res.Text)
+			reply(ctx, inb, res.Text+g.saveNotice(inb, err))
 		}
 		g.offerChoices(ctx, ch, inb, res)
 	}
+	mended := g.finishCutOff(ctx, byName)
 	interrupted := func(ctx context.Context, inb channels.Inbound) {
 		reply(ctx, inb, "I was restarted while working on your last message, so I may not have finished it. Please send it again if you still need it.")
 	}
 	err = router.Run(ctx, handle, interrupted)
+	mended()
 	stopHooks()
 	b.Close()
 	wg.Wait()
@@ -290,6 +295,7 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 		g.log.Error("reply stream not started", "channel", inb.Channel, "err", err)
 		return
 	}
+	live := g.trackLive(ch, stream, inb)
 	turnCtx = runtime.WithProgress(turnCtx, func(tool, detail string) {
 		line := "⚙️ " + tool
 		if detail != "" {
@@ -323,6 +329,7 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 		if res.Interrupted != nil {
 			final += "\n\n⚠️ The answer was cut off: " + res.Interrupted.Error()
 		}
+		final += g.saveNotice(inb, err)
 	}
 	if err != nil {
 		g.log.Warn("turn failed", "channel", inb.Channel, "err", err)
@@ -330,7 +337,32 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 	if err := stream.Finish(ctx, final); err != nil {
 		g.log.Error("reply not delivered", "channel", inb.Channel, "chat", inb.Conversation, "err", err)
 	}
+	live.finish()
 	g.offerChoices(ctx, ch, inb, res)
+}
+
+// saveNotice returns the warning a turn's answer ends with when err says
+// the answer was delivered but not saved ([agent.ErrNotSaved]): once per
+// conversation, until a turn there saves again, so a full disk is told
+// once rather than on every message. The turn itself is settled like any
+// other (its inbox record is removed), never run again. It returns "" in
+// every other case, and a nil err (a turn that saved) re-arms the notice.
+func (g *Gateway) saveNotice(inb channels.Inbound, err error) string {
+	key := inb.Channel + "\x00" + inb.Conversation
+	var se *agent.SaveError
+	if !errors.As(err, &se) {
+		if err == nil {
+			g.unsaved.Delete(key)
+		}
+		return ""
+	}
+	if _, told := g.unsaved.LoadOrStore(key, true); told {
+		return ""
+	}
+	if se.DiskFull() {
+		return "\n\n⚠️ Not saved: the disk is full, so I will not remember this exchange. Free some disk space on the machine joshbot runs on; I will not say this again until saving works."
+	}
+	return "\n\n⚠️ Not saved: the conversation could not be written, so I will not remember this exchange (the gateway log says why); I will not say this again until saving works."
 }
 
 // profileTurn selects inb.Agent for the turn's session with the agent's own

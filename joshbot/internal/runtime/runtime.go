@@ -54,6 +54,10 @@ type Options struct {
 	CopilotTokenURL string
 	// Now is the clock of timeout healing; nil is time.Now.
 	Now func() time.Time
+	// WrapSessions, when set, wraps the session store the agent writes
+	// (Runtime.Sessions stays the store itself); tests use it to play a
+	// disk that fills up.
+	WrapSessions func(agent.Sessions) agent.Sessions
 }
 
 func (o *Options) now() time.Time {
@@ -225,7 +229,11 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 		// from here on must leave it too.
 		withdrawals.track(reg, o.WrapTools)
 	}
-	ag, err := agent.New(chain, ep.Model, store, opts)
+	var sessions agent.Sessions = store
+	if o.WrapSessions != nil {
+		sessions = o.WrapSessions(store)
+	}
+	ag, err := agent.New(chain, ep.Model, sessions, opts)
 	if err != nil {
 		rt.Close()
 		return nil, err

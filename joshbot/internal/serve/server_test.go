@@ -28,7 +28,14 @@ const testKey = "sk-serve-test-key"
 
 // startServer loads a runtime over srv the way the serve command does and
 // serves it on a free loopback port until the returned stop.
-func startServer(t *testing.T, srv *providertest.Server) (base string, stop func()) {
+func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
+	t.Helper()
+	return startServerIn(t, srv, t.TempDir(), mods...)
+}
+
+// startServerIn is startServer with home as the state directory; each mod
+// changes the config first.
+func startServerIn(t *testing.T, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
@@ -47,7 +54,10 @@ func startServer(t *testing.T, srv *providertest.Server) (base string, stop func
 	cfg.Agents.Defaults.Learning = "off"
 	cfg.Providers["custom"] = config.Provider{APIBase: srv.URL()}
 	cfg.API = config.API{APIKeys: []string{testKey}}
-	p := filepath.Join(t.TempDir(), "config.json")
+	for _, mod := range mods {
+		mod(cfg)
+	}
+	p := filepath.Join(home, "config.json")
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
 	}
