@@ -45,8 +45,9 @@ type turnRecord struct {
 }
 
 // afterTurn starts the work that follows a successful reply: the history
-// entry, the learning step, the session counters and, when the saved
-// session is due, its compaction. It runs on its own goroutine with its own
+// entry, the learning step (the exchange joins its session's batch, see
+// learnQueue), the session counters and, when the saved session is due,
+// its compaction. It runs on its own goroutine with its own
 // deadlines, so it can neither delay nor fail the reply; its errors are
 // logged. [Agent.Wait] waits for it. The caller still holds the session's
 // turn lock and sess is the session as just saved.
@@ -96,9 +97,9 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 			// request (see learnQueue).
 			a.learning.add(ctx, rec)
 		}
-		// Compaction comes after learning, so that the two requests do not
-		// compete for a model that serves one at a time and the learning
-		// step keeps its short deadline. It writes only the session, its
+		// Compaction comes after a full batch's learning request, so that
+		// the two requests do not compete for a model that serves one at a
+		// time and the learning step keeps its short deadline. It writes only the session, its
 		// archive and the counters, each under the store's file lock, so it
 		// may overlap the bookkeeping.
 		if compact {
