@@ -14,24 +14,29 @@
 //	cmd/joshbot         main: the sandbox helper check, then the command line
 //	     |
 //	     v
-//	internal/cli        commands: flags -> Options -> run; no channel
-//	     |              adapter, no apiserver
-//	     +-----------------+------------------+
-//	     v                 v                  v
-//	internal/gateway   internal/serve     internal/term, docscheck,
-//	 core: channels      the HTTP adapter   devicelogin
-//	 contract only;      behind apiserver's
-//	 surface.go alone    interfaces
-//	 names the adapters
-//	     |                 |
-//	     +--------+--------+
+//	internal/cli        the root command, flags -> Options -> run for the
+//	     |              conversation, service and config commands; no
+//	     |              channel adapter, no apiserver
+//	     +------------------+------------------+-----------------+
+//	     v                  v                  v                 v
+//	internal/gateway   internal/serve    internal/statecmd   internal/term,
+//	 core: channels     the HTTP adapter  sessions, memory,   docscheck,
+//	 contract only;     behind apiserver's cron, incidents,   devicelogin
+//	 surface.go alone   interfaces        skills, mcp, tuning
+//	 names the adapters    |                  |
+//	     |                 |                  v
+//	     |                 |             internal/cmdutil   the Factory every
+//	     |                 |                  |             command of cli and
+//	     +--------+--------+------------------+             statecmd reaches
+//	              |                                         the rest through
 //	              v
 //	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
-//	internal/config, output, redact, cron, tuning, workspace, footprint,
-//	onboard, report, termsafe, injection (its tests only), soaktest (tests
-//	only: it drives the built binary from outside)
+//	internal/config, configedit, configmigrate, output, redact, cron,
+//	tuning, workspace, footprint, onboard, report, termsafe, injection (its
+//	tests only), soaktest (tests only: it drives the built binary from
+//	outside)
 //	                    leaves: import no package drawn above them
 //
 // cmd/joshbot stays under a hundred lines; a package over about 2,500

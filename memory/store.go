@@ -502,7 +502,6 @@ func (s *Store) writerFor(name string, w io.Writer) io.Writer {
 	return w
 }
 
-
 func firstTime(msgs []Message, fallback time.Time) time.Time {
 	for _, m := range msgs {
 		if !m.Time.IsZero() {

@@ -17,7 +17,7 @@ const binaryPrefix = prefix + "joshbot/"
 // leaves are the binary's helper packages: they import none of the
 // packages drawn above them in joshbot/doc.go.
 var leaves = []string{
-	"internal/config", "internal/output", "internal/redact", "internal/cron",
+	"internal/config", "internal/configedit", "internal/configmigrate", "internal/output", "internal/redact", "internal/cron",
 	"internal/tuning", "internal/workspace", "internal/footprint",
 	"internal/term", "internal/docscheck", "internal/devicelogin", "internal/onboard", "internal/report", "internal/termsafe", "internal/injection",
 	"internal/soaktest",
@@ -27,11 +27,13 @@ var leaves = []string{
 // binary, the packages of the binary it may import (leaves are allowed to
 // every package but each other's callers; see allowedInBinary).
 var binaryAllowed = map[string][]string{
-	"cmd/joshbot":      {"internal/cli"},
-	"internal/cli":     {"internal/runtime", "internal/gateway", "internal/serve"},
-	"internal/gateway": {"internal/runtime"},
-	"internal/serve":   {"internal/runtime"},
-	"internal/runtime": nil,
+	"cmd/joshbot":       {"internal/cli"},
+	"internal/cli":      {"internal/runtime", "internal/gateway", "internal/serve", "internal/statecmd", "internal/cmdutil"},
+	"internal/statecmd": {"internal/runtime", "internal/cmdutil"},
+	"internal/cmdutil":  {"internal/runtime"},
+	"internal/gateway":  {"internal/runtime"},
+	"internal/serve":    {"internal/runtime"},
+	"internal/runtime":  nil,
 }
 
 // adapters are the channel adapter packages: only the gateway's surface
@@ -69,7 +71,7 @@ func allowedInBinary(pkg, file, path string) error {
 		return nil
 	case isAdapter:
 		return fmt.Errorf("imports the channel adapter %s: only internal/gateway/surface.go may (joshbot/doc.go)", path)
-	case rest == "apiserver" && (pkg == "cmd/joshbot" || pkg == "internal/cli" || pkg == "internal/gateway"):
+	case rest == "apiserver" && (pkg == "cmd/joshbot" || pkg == "internal/cli" || pkg == "internal/statecmd" || pkg == "internal/cmdutil" || pkg == "internal/gateway"):
 		return fmt.Errorf("imports %s: only internal/serve (and the runtime's service clients) speak apiserver (joshbot/doc.go)", path)
 	}
 	return nil

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
@@ -23,6 +25,11 @@ const defaultSession = "cli:default"
 
 // agentOptions is what `joshbot agent` runs with.
 type agentOptions struct {
+	IO          *cmdutil.Streams
+	LoadRuntime func(ctx context.Context, profile string, o *runtime.Options) (*runtime.Runtime, error)
+	Logger      func() *slog.Logger
+	RawTerm     *atomic.Bool
+
 	// Message is the one message to send when OneShot (-m was given);
 	// otherwise the run is a conversation.
 	Message string
@@ -33,14 +40,16 @@ type agentOptions struct {
 	Session    string
 	SessionSet bool
 	Continue   bool
+	// Profile is --profile.
+	Profile string
 }
 
-func (a *app) agentCommand() *cobra.Command { return a.newAgentCommand(a.runAgent) }
+func newAgent(f *cmdutil.Factory) *cobra.Command { return newAgentCommand(f, runAgent) }
 
 // newAgentCommand wires the agent flags into agentOptions, refuses the
 // combinations that make no sense, and hands the options to runF.
-func (a *app) newAgentCommand(runF func(context.Context, *agentOptions) error) *cobra.Command {
-	opts := &agentOptions{}
+func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOptions) error) *cobra.Command {
+	opts := &agentOptions{IO: f.IO, LoadRuntime: f.LoadRuntime, Logger: f.Logger, RawTerm: f.RawTerm}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",
@@ -58,18 +67,18 @@ func (a *app) newAgentCommand(runF func(context.Context, *agentOptions) error) *
 	}
 	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "send one message and print the reply")
 	cmd.Flags().StringVarP(&opts.Session, "session", "s", defaultSession, "session key, channel:name")
-	a.addProfileFlag(cmd)
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	cmd.Flags().BoolVarP(&opts.Continue, "continue", "c", false, "continue the command line's most recent session, or the one --session names (a one-line recap goes to stderr)")
 	return cmd
 }
 
 // runAgent loads the runtime and runs one turn or a conversation.
-func (a *app) runAgent(ctx context.Context, opts *agentOptions) error {
+func runAgent(ctx context.Context, opts *agentOptions) error {
 	ro := &runtime.Options{}
-	if !opts.OneShot && isTerminal(a.stdin) && isTerminal(a.stdout) {
+	if !opts.OneShot && isTerminal(opts.IO.In) && isTerminal(opts.IO.Out) {
 		ro.WrapTools = runtime.ProgressTools // tool-progress lines in the line editor
 	}
-	rt, err := a.loadRuntime(ctx, ro)
+	rt, err := opts.LoadRuntime(ctx, opts.Profile, ro)
 	if err != nil {
 		return err
 	}
@@ -83,48 +92,45 @@ func (a *app) runAgent(ctx context.Context, opts *agentOptions) error {
 		if opts.SessionSet {
 			named = opts.Session
 		}
-		if session, err = a.continueSession(rt.Sessions, named); err != nil {
+		if session, err = continueSession(opts.IO.Err, rt.Sessions, named); err != nil {
 			return err
 		}
 	}
 	if opts.OneShot {
-		return a.oneShot(ctx, rt, session, opts.Message)
+		return oneShot(ctx, opts.IO, rt, session, opts.Message)
 	}
-	return a.interactive(ctx, rt, session)
+	return interactive(ctx, opts, rt, session)
 }
 
 // oneShot runs one turn and prints the whole reply.
-func (a *app) oneShot(ctx context.Context, rt *runtime.Runtime, session, text string) error {
+func oneShot(ctx context.Context, io *cmdutil.Streams, rt *runtime.Runtime, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	ctx = sandbox.WithApprover(ctx, a.oneShotApprover())
+	ctx = sandbox.WithApprover(ctx, oneShotApprover(io))
 	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-	return a.report(reply, err, false)
+	return reportTurn(io, reply, err, false)
 }
 
-// report prints a turn's outcome. A failure's reply explains itself to the
+// reportTurn prints a turn's outcome. A failure's reply explains itself to the
 // user; the error goes to stderr as one line and the exit code is 1.
-func (a *app) report(reply *agent.Reply, err error, streamed bool) error {
+func reportTurn(io *cmdutil.Streams, reply *agent.Reply, err error, streamed bool) error {
 	// The model's words (and what it quotes of pages and files) never
 	// reach the terminal with their control sequences live; see termsafe.
 	if err == nil {
 		if !streamed {
-			fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
+			fmt.Fprintln(io.Out, termsafe.Text(reply.Text))
 		}
 		return nil
 	}
 	if reply != nil && (errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrTurnTimeout)) {
-		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
+		fmt.Fprintln(io.Out, termsafe.Text(reply.Text))
 	}
 	if reply != nil && !streamed && errors.Is(err, agent.ErrNotSaved) {
 		// The answer is real; only its keeping failed.
-		fmt.Fprintln(a.stdout, termsafe.Text(reply.Text))
+		fmt.Fprintln(io.Out, termsafe.Text(reply.Text))
 	}
-	fmt.Fprintf(a.stderr, "joshbot: %s\n", termsafe.Text(redact.String(strings.TrimPrefix(err.Error(), "agent: "))))
-	return exitError{code: 1}
+	fmt.Fprintf(io.Err, "joshbot: %s\n", termsafe.Text(redact.String(strings.TrimPrefix(err.Error(), "agent: "))))
+	return cmdutil.ExitError{Code: 1}
 }
 
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+func isTerminal(v any) bool { return cmdutil.IsTerminal(v) }

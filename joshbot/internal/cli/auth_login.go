@@ -1,15 +1,30 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/devicelogin"
 )
 
-func (a *app) authLoginCommand() *cobra.Command {
-	var githubURL string
+// authLoginOptions is what `auth login` runs with.
+type authLoginOptions struct {
+	IO    *cmdutil.Streams
+	Paths func() (cfgPath, home string, err error)
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	// Provider is the argument: github-copilot (or github_copilot).
+	Provider string
+	// GitHubURL is --github-url.
+	GitHubURL string
+}
+
+func newAuthLoginCmd(f *cmdutil.Factory, runF func(context.Context, *authLoginOptions) error) *cobra.Command {
+	opts := &authLoginOptions{IO: f.IO, Paths: f.Paths, Sleep: f.Sleep}
 	cmd := &cobra.Command{
 		Use:   "login github-copilot",
 		Short: "Sign in to GitHub Copilot with the device flow; the token is kept in the 0600 config",
@@ -21,21 +36,26 @@ func (a *app) authLoginCommand() *cobra.Command {
 			if args[0] != "github-copilot" && args[0] != "github_copilot" {
 				return fmt.Errorf("auth login %q: only github-copilot signs in this way; other providers take a key in config.json (api_key_env)", args[0])
 			}
-			token, err := devicelogin.Login(cmd.Context(), a.stdout, &devicelogin.Options{GitHubURL: githubURL, Sleep: a.sleep})
-			if err != nil {
-				return err
-			}
-			cfgPath, _, err := a.paths()
-			if err != nil {
-				return err
-			}
-			if err := devicelogin.StoreCopilotToken(cfgPath, token); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Signed in. The token is in %s as providers.github_copilot.api_key.\n", tildePath(cfgPath))
-			return nil
+			opts.Provider = args[0]
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&githubURL, "github-url", "https://github.com", "GitHub's address (a GitHub Enterprise host, or a test server)")
+	cmd.Flags().StringVar(&opts.GitHubURL, "github-url", "https://github.com", "GitHub's address (a GitHub Enterprise host, or a test server)")
 	return cmd
+}
+
+func runAuthLogin(ctx context.Context, opts *authLoginOptions) error {
+	token, err := devicelogin.Login(ctx, opts.IO.Out, &devicelogin.Options{GitHubURL: opts.GitHubURL, Sleep: opts.Sleep})
+	if err != nil {
+		return err
+	}
+	cfgPath, _, err := opts.Paths()
+	if err != nil {
+		return err
+	}
+	if err := devicelogin.StoreCopilotToken(cfgPath, token); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "Signed in. The token is in %s as providers.github_copilot.api_key.\n", tildePath(cfgPath))
+	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 // reads from stdout: named when it is not empty, else the command line's
 // own most recently updated conversation (a "cli:" key), never a gateway's
 // or serve's, which may well be newer.
-func (a *app) continueSession(store *memory.Store, named string) (string, error) {
+func continueSession(stderr io.Writer, store *memory.Store, named string) (string, error) {
 	list, err := store.List()
 	if err != nil {
 		return "", err
@@ -50,6 +51,6 @@ func (a *app) continueSession(store *memory.Store, named string) (string, error)
 	if last != "" {
 		recap += fmt.Sprintf("; last asked: %q", report.ClipLine(redact.String(last), 80))
 	}
-	fmt.Fprintln(a.stderr, recap)
+	fmt.Fprintln(stderr, recap)
 	return info.Key, nil
 }

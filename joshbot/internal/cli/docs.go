@@ -3,21 +3,43 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/docscheck"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 )
 
-func (a *app) docsCommand() *cobra.Command {
+func newDocsCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "docs",
 		Short: "Documentation checks",
 		Args:  cobra.NoArgs,
 	}
-	var root string
+	cmd.AddCommand(newDocsCheckCmd(f, runDocsCheck))
+	return cmd
+}
+
+// docsCheckOptions is what `docs check` runs with.
+type docsCheckOptions struct {
+	IO             *cmdutil.Streams
+	RuntimeOptions func(profile string, o *runtime.Options) (*runtime.Options, error)
+	Logger         func() *slog.Logger
+	Now            func() time.Time
+
+	// Root is --root, the source tree to check.
+	Root string
+	// Profile is --profile.
+	Profile string
+}
+
+func newDocsCheckCmd(f *cmdutil.Factory, runF func(context.Context, *docsCheckOptions) error) *cobra.Command {
+	opts := &docsCheckOptions{IO: f.IO, RuntimeOptions: f.RuntimeOptions, Logger: f.Logger, Now: f.Now}
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Compare the code and config with README.md, docs/ and the skills; write a propose-only drift report",
@@ -27,16 +49,16 @@ func (a *app) docsCommand() *cobra.Command {
 			"workspace. It changes nothing else. A finding that cites no file that exists under\n" +
 			"--root is dropped before the report is written.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.docsCheck(cmd.Context(), root) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
 	}
-	check.Flags().StringVar(&root, "root", ".", "the source tree to check (its README.md, docs/, skills and code)")
-	a.addProfileFlag(check)
-	cmd.AddCommand(check)
-	return cmd
+	check.Flags().StringVar(&opts.Root, "root", ".", "the source tree to check (its README.md, docs/, skills and code)")
+	cmdutil.AddProfileFlag(check, &opts.Profile)
+	return check
 }
 
 // docsCheck runs docscheck.Check with the configured model.
-func (a *app) docsCheck(ctx context.Context, root string) error {
+func runDocsCheck(ctx context.Context, opts *docsCheckOptions) error {
+	root := opts.Root
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return fmt.Errorf("--root %q: %w", root, err)
@@ -44,7 +66,7 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--root %q is not a directory", root)
 	}
-	ro, err := a.runtimeOptions(nil)
+	ro, err := opts.RuntimeOptions(opts.Profile, nil)
 	if err != nil {
 		return err
 	}
@@ -69,11 +91,11 @@ func (a *app) docsCheck(ctx context.Context, root string) error {
 	rep, err := docscheck.Check(ctx, &docscheck.Options{
 		Root: absRoot, Workspace: ws,
 		Provider: chain, ProviderName: primary.Provider, Model: primary.WireModel,
-		Logger: a.log, Now: a.now,
+		Logger: opts.Logger(), Now: opts.Now,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%d findings (%d dropped for lack of evidence) written to %s\n", rep.Kept, rep.Dropped, tildePath(rep.Path))
+	fmt.Fprintf(opts.IO.Out, "%d findings (%d dropped for lack of evidence) written to %s\n", rep.Kept, rep.Dropped, tildePath(rep.Path))
 	return nil
 }

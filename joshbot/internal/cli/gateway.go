@@ -9,23 +9,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/gateway"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 )
 
 // gatewayOptions is what `joshbot gateway` runs with.
 type gatewayOptions struct {
+	LoadRuntime func(ctx context.Context, profile string, o *runtime.Options) (*runtime.Runtime, error)
+
 	// Grace is how long turns in flight may finish after a stop signal.
 	Grace time.Duration
+	// Profile is --profile.
+	Profile string
 }
 
-func (a *app) gatewayCommand() *cobra.Command { return a.newGatewayCommand(a.runGateway) }
+func newGateway(f *cmdutil.Factory) *cobra.Command { return newGatewayCommand(f, runGateway) }
 
 // newGatewayCommand wires the gateway flags into gatewayOptions and hands
 // them to runF, with a context that SIGINT or SIGTERM cancels (a second
 // signal stops the process at once).
-func (a *app) newGatewayCommand(runF func(context.Context, *gatewayOptions) error) *cobra.Command {
-	opts := &gatewayOptions{}
+func newGatewayCommand(f *cmdutil.Factory, runF func(context.Context, *gatewayOptions) error) *cobra.Command {
+	opts := &gatewayOptions{LoadRuntime: f.LoadRuntime}
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run the chat channels (Telegram, ...) until stopped",
@@ -44,15 +49,15 @@ func (a *app) newGatewayCommand(runF func(context.Context, *gatewayOptions) erro
 		},
 	}
 	cmd.Flags().DurationVar(&opts.Grace, "grace", 30*time.Second, "how long turns in flight may finish after a stop signal")
-	a.addProfileFlag(cmd)
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
 // runGateway loads a lenient runtime whose tools report progress (a live
 // channel shows a status line while a turn works) and runs the gateway
 // over it until ctx ends.
-func (a *app) runGateway(ctx context.Context, opts *gatewayOptions) error {
-	rt, err := a.loadRuntime(ctx, &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
+func runGateway(ctx context.Context, opts *gatewayOptions) error {
+	rt, err := opts.LoadRuntime(ctx, opts.Profile, &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
 	if err != nil {
 		return err
 	}

@@ -330,7 +330,7 @@ func TestBinaryInterruptedWhileServersStart(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("joshbot took %s to stop", d)
 	}
-	if err == nil || !strings.Contains(stderr.String(), "turn cancelled") {
+	if err == nil || !strings.Contains(stderr.String(), "turn stopped") {
 		t.Fatalf("exit %v, stderr %q", err, stderr.String())
 	}
 	for _, k := range kids {

@@ -11,18 +11,34 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/workspace"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
-func (a *app) onboardCommand() *cobra.Command { return a.newOnboardCommand(a.onboard) }
+// onboardOptions is what `joshbot onboard` runs with.
+type onboardOptions struct {
+	IO    *cmdutil.Streams
+	Paths func() (cfgPath, home string, err error)
+	Probe func() sandbox.Report
+	// Preflight reports on the config written, for a person who answered
+	// the questions.
+	Preflight func(context.Context) error
 
-// newOnboardCommand wires the onboard flags into onboard.Choices and hands
+	// Choices are the flags; what is left empty is detected or asked.
+	Choices onboard.Choices
+}
+
+func newOnboard(f *cmdutil.Factory) *cobra.Command { return newOnboardCommand(f, runOnboard) }
+
+// newOnboardCommand wires the onboard flags into onboardOptions and hands
 // them to runF.
-func (a *app) newOnboardCommand(runF func(context.Context, *onboard.Choices) error) *cobra.Command {
-	var f onboard.Choices
+func newOnboardCommand(fa *cmdutil.Factory, runF func(context.Context, *onboardOptions) error) *cobra.Command {
+	opts := &onboardOptions{IO: fa.IO, Paths: fa.Paths, Probe: fa.Probe,
+		Preflight: func(ctx context.Context) error { return runPreflight(ctx, newPreflightOptions(fa)) }}
+	f := &opts.Choices
 	cmd := &cobra.Command{
 		Use:   "onboard",
 		Short: "Write a config and a starter workspace",
@@ -33,7 +49,7 @@ func (a *app) newOnboardCommand(runF func(context.Context, *onboard.Choices) err
 			"The config stores the variable's name, never the key itself.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runF(cmd.Context(), &f)
+			return runF(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -46,8 +62,9 @@ func (a *app) newOnboardCommand(runF func(context.Context, *onboard.Choices) err
 	return cmd
 }
 
-func (a *app) onboard(ctx context.Context, f *onboard.Choices) error {
-	cfgPath, home, err := a.paths()
+func runOnboard(ctx context.Context, opts *onboardOptions) error {
+	f, out, in := &opts.Choices, opts.IO.Out, opts.IO.In
+	cfgPath, home, err := opts.Paths()
 	if err != nil {
 		return err
 	}
@@ -62,13 +79,13 @@ func (a *app) onboard(ctx context.Context, f *onboard.Choices) error {
 		if cfg, err = config.Parse(cfgPath, data); err != nil {
 			return fmt.Errorf("%w\n(onboard leaves an existing config alone; fix it or move it away)", err)
 		}
-		fmt.Fprintf(a.stdout, "Config already exists at %s; left unchanged.\n", tildePath(cfgPath))
-		if hint := onboard.SandboxHint(cfg, a.probeSandbox()); hint != "" {
-			fmt.Fprintln(a.stdout, hint)
+		fmt.Fprintf(out, "Config already exists at %s; left unchanged.\n", tildePath(cfgPath))
+		if hint := onboard.SandboxHint(cfg, opts.Probe()); hint != "" {
+			fmt.Fprintln(out, hint)
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if interactive = f.Provider == "" && isTerminal(a.stdin) && isTerminal(a.stdout); interactive {
-			if err := onboard.Ask(bufio.NewReader(a.stdin), a.stdout, onboard.ReadSecretFrom(a.stdin.(*os.File)), f); err != nil {
+		if interactive = f.Provider == "" && isTerminal(in) && isTerminal(out); interactive {
+			if err := onboard.Ask(bufio.NewReader(in), out, onboard.ReadSecretFrom(in.(*os.File)), f); err != nil {
 				return err
 			}
 		}
@@ -76,7 +93,7 @@ func (a *app) onboard(ctx context.Context, f *onboard.Choices) error {
 		if err != nil {
 			return err
 		}
-		sandboxLine, err := onboard.ApplySandboxChoice(f.Sandbox, cfg, a.probeSandbox())
+		sandboxLine, err := onboard.ApplySandboxChoice(f.Sandbox, cfg, opts.Probe())
 		if err != nil {
 			return err
 		}
@@ -84,12 +101,12 @@ func (a *app) onboard(ctx context.Context, f *onboard.Choices) error {
 			return err
 		}
 		d := cfg.Agents.Defaults
-		fmt.Fprintf(a.stdout, "Wrote %s: provider %s, model %s", tildePath(cfgPath), d.Provider, d.Model)
+		fmt.Fprintf(out, "Wrote %s: provider %s, model %s", tildePath(cfgPath), d.Provider, d.Model)
 		if env := cfg.Providers[d.Provider].APIKeyEnv; env != "" {
-			fmt.Fprintf(a.stdout, ", key read from $%s", env)
+			fmt.Fprintf(out, ", key read from $%s", env)
 		}
-		fmt.Fprintln(a.stdout, ".")
-		fmt.Fprintln(a.stdout, sandboxLine)
+		fmt.Fprintln(out, ".")
+		fmt.Fprintln(out, sandboxLine)
 	default:
 		return fmt.Errorf("read %s: %w", cfgPath, err)
 	}
@@ -102,25 +119,16 @@ func (a *app) onboard(ctx context.Context, f *onboard.Choices) error {
 		return err
 	}
 	if len(created) > 0 {
-		fmt.Fprintf(a.stdout, "Workspace %s: created %s.\n", tildePath(ws), strings.Join(created, ", "))
+		fmt.Fprintf(out, "Workspace %s: created %s.\n", tildePath(ws), strings.Join(created, ", "))
 	} else {
-		fmt.Fprintf(a.stdout, "Workspace %s is ready.\n", tildePath(ws))
+		fmt.Fprintf(out, "Workspace %s is ready.\n", tildePath(ws))
 	}
-	fmt.Fprintln(a.stdout, `Next: joshbot agent -m "hello"   (or joshbot agent for a conversation)`)
+	fmt.Fprintln(out, `Next: joshbot agent -m "hello"   (or joshbot agent for a conversation)`)
 	if interactive {
 		// A person who answered questions gets preflight's verdict on
 		// what they chose; scripts keep the output they parse today.
-		fmt.Fprintln(a.stdout)
-		return a.preflight()
+		fmt.Fprintln(out)
+		return opts.Preflight(ctx)
 	}
 	return nil
-}
-
-// probeSandbox reports what this system can confine: sandbox.Probe, or
-// the app's probe when a test plays a system with or without a sandbox.
-func (a *app) probeSandbox() sandbox.Report {
-	if a.probe != nil {
-		return a.probe()
-	}
-	return sandbox.Probe()
 }

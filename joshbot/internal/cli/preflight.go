@@ -1,18 +1,41 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
+	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
-func (a *app) preflightCommand() *cobra.Command {
+// preflightOptions is what `joshbot preflight` runs with.
+type preflightOptions struct {
+	IO             *cmdutil.Streams
+	RuntimeOptions func(profile string, o *runtime.Options) (*runtime.Options, error)
+	Probe          func() sandbox.Report
+
+	// Profile is --profile.
+	Profile string
+}
+
+func newPreflightOptions(f *cmdutil.Factory) *preflightOptions {
+	return &preflightOptions{IO: f.IO, RuntimeOptions: f.RuntimeOptions, Probe: f.Probe}
+}
+
+func newPreflight(f *cmdutil.Factory) *cobra.Command { return newPreflightCommand(f, runPreflight) }
+
+// newPreflightCommand wires the preflight flags into preflightOptions and
+// hands them to runF.
+func newPreflightCommand(f *cmdutil.Factory, runF func(context.Context, *preflightOptions) error) *cobra.Command {
+	opts := newPreflightOptions(f)
 	cmd := &cobra.Command{
 		Use:   "preflight",
 		Short: "Report whether joshbot would start, and with which models, without dialling anything",
@@ -22,22 +45,22 @@ func (a *app) preflightCommand() *cobra.Command {
 			"the credential). Problems are classified as no-default-provider, provider-not-enabled,\n" +
 			"missing-credential or unresolvable. It exits 1 when joshbot would not start.",
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return a.preflight() },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
 	}
-	a.addProfileFlag(cmd)
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
-func (a *app) preflight() error {
-	ro, err := a.runtimeOptions(nil)
+func runPreflight(_ context.Context, opts *preflightOptions) error {
+	ro, err := opts.RuntimeOptions(opts.Profile, nil)
 	if err != nil {
-		return a.fail(err)
+		return cmdutil.Fail(opts.IO, opts.IO.Format, err)
 	}
 	cfgPath := ro.ConfigPath
 	doc := &output.Preflight{
 		SchemaVersion: output.SchemaVersion,
 		Config:        tildePath(cfgPath),
-		Profile:       a.profile,
+		Profile:       opts.Profile,
 		Models:        []output.PreflightModel{},
 		Problems:      []output.Problem{},
 	}
@@ -60,7 +83,7 @@ func (a *app) preflight() error {
 				doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
 			}
 		}
-		rep := a.probeSandbox()
+		rep := opts.Probe()
 		confined, detail := onboard.ShellConfinement(cfg, rep)
 		doc.Shell = &output.Shell{Mechanism: rep.Mechanism, LandlockABI: rep.LandlockABI, Confined: confined, Detail: detail}
 		for _, l := range rep.Layers() {
@@ -71,18 +94,18 @@ func (a *app) preflight() error {
 		}
 	}
 	doc.Ready = len(doc.Problems) == 0
-	if err := output.Write(a.stdout, a.format, doc); err != nil {
+	if err := output.Write(opts.IO.Out, opts.IO.Format, doc); err != nil {
 		return err
 	}
 	if !doc.Ready {
-		return exitError{code: 1}
+		return cmdutil.ExitError{Code: 1}
 	}
 	return nil
 }
 
 // problemOf classifies a load or resolve failure.
 func problemOf(err error, cfgPath string) output.Problem {
-	p := output.Problem{Code: config.CodeUnresolvable, Message: tildeIn(err.Error(), cfgPath)}
+	p := output.Problem{Code: config.CodeUnresolvable, Message: cmdutil.TildeIn(err.Error(), cfgPath)}
 	var re *config.ResolveError
 	switch {
 	case errors.As(err, &re):

@@ -1,24 +1,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 )
 
-// addProfileFlag gives cmd the --profile flag. Every command that loads the
-// config to run (agent, preflight, and the gateway when it exists) takes
-// it, and a.loadConfig applies it, so the selection rule lives in one
-// place.
-func (a *app) addProfileFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.profile, "profile", "", "use the named profile from the config's profiles block (default: default_profile, else none)")
-}
-
-func (a *app) profilesCommand() *cobra.Command {
+func newProfilesCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profiles",
 		Short: "Named model setups, selected per run with --profile",
@@ -27,23 +20,39 @@ func (a *app) profilesCommand() *cobra.Command {
 			"selects one when the flag is absent. A selected profile replaces models_config.agent.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list",
-		Short: "List the profiles: provider, model, endpoint host and credential variable (never the credential)",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return a.profilesList() },
-	})
+	cmd.AddCommand(newProfilesListCmd(f, runProfilesList))
 	return cmd
 }
 
-func (a *app) profilesList() error {
-	cfgPath, _, err := a.paths()
+// pathsOptions is what a command that reads the config file as written
+// needs of the Factory.
+type pathsOptions struct {
+	IO    *cmdutil.Streams
+	Paths func() (cfgPath, home string, err error)
+}
+
+// profilesListOptions is what `profiles list` runs with.
+type profilesListOptions struct{ pathsOptions }
+
+func newProfilesListCmd(f *cmdutil.Factory, runF func(context.Context, *profilesListOptions) error) *cobra.Command {
+	opts := &profilesListOptions{pathsOptions{IO: f.IO, Paths: f.Paths}}
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the profiles: provider, model, endpoint host and credential variable (never the credential)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
+	}
+}
+
+func runProfilesList(_ context.Context, opts *profilesListOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
+	cfgPath, _, err := opts.Paths()
 	if err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
 	cfg, err := config.Inspect(cfgPath)
 	if err != nil {
-		return a.fail(errors.New(tildeIn(err.Error(), cfgPath)))
+		return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 	}
 	doc := &output.ProfileList{
 		SchemaVersion:  output.SchemaVersion,
@@ -58,29 +67,9 @@ func (a *app) profilesList() error {
 			KeyEnv: p.KeyEnv, KeySet: p.KeySet, Fallbacks: p.Fallbacks,
 		}
 		if p.Problem != nil {
-			item.Problem = &output.Problem{Code: p.Problem.Code, Key: p.Problem.Key, Message: tildeIn(p.Problem.Error(), cfgPath)}
+			item.Problem = &output.Problem{Code: p.Problem.Code, Key: p.Problem.Key, Message: cmdutil.TildeIn(p.Problem.Error(), cfgPath)}
 		}
 		doc.Profiles = append(doc.Profiles, item)
 	}
-	return output.Write(a.stdout, a.format, doc)
-}
-
-// fail reports err the way --output asks: in JSON as an error document on
-// stdout (the one stream a JSON consumer reads), in text as usual.
-func (a *app) fail(err error) error { return a.failAs(a.format, err) }
-
-// failAs is fail for a command whose own flag (--json) chose the format.
-func (a *app) failAs(format output.Format, err error) error {
-	if format == output.JSON {
-		if werr := output.WriteError(a.stdout, output.JSON, 1, err); werr != nil {
-			return werr
-		}
-		return exitError{code: 1}
-	}
-	return err
-}
-
-// tildeIn shows the config path in msg with the home directory as ~.
-func tildeIn(msg, cfgPath string) string {
-	return strings.ReplaceAll(msg, cfgPath, tildePath(cfgPath))
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }

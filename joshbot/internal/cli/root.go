@@ -16,26 +16,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/statecmd"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
-// exitError carries a process exit code out of a command whose failure has
-// already been reported.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
 // Streams are the standard streams a command line runs with.
-type Streams struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
+type Streams = cmdutil.Streams
 
 // Main runs the command line args (without the program name) of the
 // joshbot process with the streams s and returns the exit code. SIGTERM
@@ -69,23 +62,20 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return 0
 	}
-	var ee exitError
+	var ee cmdutil.ExitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	fmt.Fprintf(stderr, "joshbot: %s\n", redact.String(err.Error()))
 	return 1
 }
 
-// app is the commands' factory: the one place a command reaches the rest
-// of the binary from. It holds the streams; the global flags, which only
-// the root command's flags and its PersistentPreRun set (--config,
-// --log-level, --output; --profile on the commands that take it); and the
-// services built on them: paths, loadConfig, loadRuntime and loadStored,
-// the logger, the clock, and the provider health the process shares.
-// What a command wants of the runtime it asks for in the runtime.Options
-// it passes to loadRuntime; no command sets a field here for another to
-// read. The fields after health are test hooks.
+// app is the process: the streams and the global flags (--config,
+// --log-level, --output), which only the root command's flags and its
+// PersistentPreRun set, the logger and log file, and SIGTERM handling. It
+// builds the one [cmdutil.Factory] every command reaches the rest of the
+// binary through (see factory); commands never see the app itself. The
+// fields after health are test hooks.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -95,12 +85,10 @@ type app struct {
 	log        *slog.Logger
 	logFile    *os.File // joshbot.log under the home; nil when not open
 
-	// output is --output; format is its parsed value, used by the
-	// read-only reporting commands.
+	// output is --output; io.Format is its parsed value.
 	output string
-	format output.Format
-	// profile is --profile on the commands that take it.
-	profile string
+	// io is the commands' streams; nil until factory builds them.
+	io *cmdutil.Streams
 	// health is shared by every provider chain of the process, so all
 	// conversations learn from one another's failures.
 	health *providers.Health
@@ -161,6 +149,7 @@ func (a *app) rootCommand() *cobra.Command { return a.rootCommandFor(nil) }
 // others (their flags, their subcommands) would only slow its start-up;
 // otherwise (help, completion, an unknown or no command) the whole tree.
 func (a *app) rootCommandFor(args []string) *cobra.Command {
+	f := a.factory()
 	root := &cobra.Command{
 		Use:   "joshbot",
 		Short: "A self-hosted personal AI agent",
@@ -172,18 +161,18 @@ func (a *app) rootCommandFor(args []string) *cobra.Command {
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.catchTermFor(cmd)
-			f, err := output.ParseFormat(a.output)
+			format, err := output.ParseFormat(a.output)
 			if err != nil {
 				return err
 			}
-			a.format = f
+			a.io.Format = format
 			return a.setupLogging()
 		},
 	}
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
-	all := a.topCommands()
+	all := topCommands(f)
 	name := commandName(root, args)
 	for _, c := range all {
 		if c.name == name {
@@ -203,15 +192,22 @@ type namedCommand struct {
 	build func() *cobra.Command
 }
 
-// topCommands lists every top-level command (help sorts them by name).
-func (a *app) topCommands() []namedCommand {
+// topCommands lists every top-level command on the app's factory.
+func (a *app) topCommands() []namedCommand { return topCommands(a.factory()) }
+
+// topCommands lists every top-level command on f (help sorts them by
+// name).
+func topCommands(f *cmdutil.Factory) []namedCommand {
+	on := func(build func(*cmdutil.Factory) *cobra.Command) func() *cobra.Command {
+		return func() *cobra.Command { return build(f) }
+	}
 	return []namedCommand{
-		{"version", a.versionCommand}, {"onboard", a.onboardCommand}, {"agent", a.agentCommand},
-		{"gateway", a.gatewayCommand}, {"serve", a.serveCommand}, {"preflight", a.preflightCommand},
-		{"profiles", a.profilesCommand}, {"sessions", a.sessionsCommand}, {"memory", a.memoryCommand},
-		{"status", a.statusCommand}, {"configure", a.configureCommand}, {"auth", a.authCommand},
-		{"docs", a.docsCommand}, {"tuning", a.tuningCommand}, {"mcp", a.mcpCommand},
-		{"incidents", a.incidentsCommand}, {"cron", a.cronCommand}, {"skills", a.skillsCommand},
+		{"version", on(newVersionCmd)}, {"onboard", on(newOnboard)}, {"agent", on(newAgent)},
+		{"gateway", on(newGateway)}, {"serve", on(newServe)}, {"preflight", on(newPreflight)},
+		{"profiles", on(newProfilesCmd)}, {"sessions", on(statecmd.NewSessionsCmd)}, {"memory", on(statecmd.NewMemoryCmd)},
+		{"status", on(newStatus)}, {"configure", on(newConfigure)}, {"auth", on(newAuthCmd)},
+		{"docs", on(newDocsCmd)}, {"tuning", on(statecmd.NewTuningCmd)}, {"mcp", on(statecmd.NewMCPCmd)},
+		{"incidents", on(statecmd.NewIncidentsCmd)}, {"cron", on(statecmd.NewCronCmd)}, {"skills", on(statecmd.NewSkillsCmd)},
 	}
 }
 
@@ -283,4 +279,66 @@ func (a *app) paths() (cfgPath, home string, err error) {
 }
 
 // tildePath shows p with the user's home directory as ~.
-func tildePath(p string) string { return term.TildePath(p) }
+func tildePath(p string) string { return cmdutil.TildePath(p) }
+
+// factory builds the commands' [cmdutil.Factory] on the app's streams,
+// flags and seams. Its loaders read the global flags when called, which
+// is after the root command has parsed them.
+func (a *app) factory() *cmdutil.Factory {
+	if a.io == nil {
+		a.io = &cmdutil.Streams{In: a.stdin, Out: a.stdout, Err: a.stderr}
+	}
+	now, probe := a.now, a.probe
+	if now == nil {
+		now = time.Now
+	}
+	if probe == nil {
+		probe = sandbox.Probe
+	}
+	return &cmdutil.Factory{
+		IO:    a.io,
+		Paths: a.paths,
+		LoadConfig: func(cfgPath, profile string) (*config.Config, error) {
+			return (&runtime.Options{ConfigPath: cfgPath, Profile: profile, Logger: a.log}).LoadConfig()
+		},
+		RuntimeOptions: a.runtimeOptions,
+		LoadStored: func() (*runtime.Stored, error) {
+			cfgPath, home, err := a.paths()
+			if err != nil {
+				return nil, err
+			}
+			return runtime.LoadStored(cfgPath, home)
+		},
+		Logger:  func() *slog.Logger { return a.log },
+		Now:     now,
+		Sleep:   a.sleep,
+		Probe:   probe,
+		RawTerm: &a.rawTerm,
+	}
+}
+
+// runtimeOptions returns o (nil: the defaults) completed with the run's
+// global flags: the config, profile, the logger, and the provider health
+// the process shares.
+func (a *app) runtimeOptions(profile string, o *runtime.Options) (*runtime.Options, error) {
+	cfgPath, home, err := a.paths()
+	if err != nil {
+		return nil, err
+	}
+	opts := runtime.Options{}
+	if o != nil {
+		opts = *o
+	}
+	opts.ConfigPath, opts.Home = cfgPath, home
+	opts.Profile = profile
+	opts.Logger = a.log
+	opts.Stdout = a.stdout
+	if a.health == nil {
+		a.health = providers.NewHealth(nil)
+	}
+	opts.Health = a.health
+	if a.runtimeSeams != nil {
+		a.runtimeSeams(&opts)
+	}
+	return &opts, nil
+}

@@ -5,23 +5,27 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/joshbot/internal/serve"
 )
 
 // serveOptions is what `joshbot serve` runs with.
 type serveOptions struct {
+	IO          *cmdutil.Streams
+	LoadRuntime func(ctx context.Context, profile string, o *runtime.Options) (*runtime.Runtime, error)
+
 	// Listen replaces api.listen when ListenSet (--listen was given).
 	Listen    string
 	ListenSet bool
 }
 
-func (a *app) serveCommand() *cobra.Command { return a.newServeCommand(a.runServe) }
+func newServe(f *cmdutil.Factory) *cobra.Command { return newServeCommand(f, runServe) }
 
 // newServeCommand wires the serve flags into serveOptions and hands them
 // to runF; a test passes its own runF to check the flags alone.
-func (a *app) newServeCommand(runF func(context.Context, *serveOptions) error) *cobra.Command {
-	opts := &serveOptions{}
+func newServeCommand(f *cmdutil.Factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	opts := &serveOptions{IO: f.IO, LoadRuntime: f.LoadRuntime}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the agent over an OpenAI-compatible HTTP API (and, with api.webui, a web chat)",
@@ -41,13 +45,13 @@ func (a *app) newServeCommand(runF func(context.Context, *serveOptions) error) *
 
 // runServe loads a lenient runtime whose tools report progress, and serves
 // the API over it until stopped.
-func (a *app) runServe(ctx context.Context, opts *serveOptions) error {
-	rt, err := a.loadRuntime(ctx, &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
+func runServe(ctx context.Context, opts *serveOptions) error {
+	rt, err := opts.LoadRuntime(ctx, "", &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	srv, err := serve.New(rt, &serve.Options{Listen: opts.Listen, ListenSet: opts.ListenSet, Stdout: a.stdout})
+	srv, err := serve.New(rt, &serve.Options{Listen: opts.Listen, ListenSet: opts.ListenSet, Stdout: opts.IO.Out})
 	if err != nil {
 		return err
 	}

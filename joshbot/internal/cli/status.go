@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,15 +14,34 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/statecmd"
+	"github.com/joshbot/joshbot/sandbox"
 )
 
-func (a *app) statusCommand() *cobra.Command {
+// statusOptions is what `joshbot status` runs with.
+type statusOptions struct {
+	IO         *cmdutil.Streams
+	Paths      func() (cfgPath, home string, err error)
+	LoadConfig func(cfgPath, profile string) (*config.Config, error)
+	Logger     func() *slog.Logger
+	Now        func() time.Time
+	Probe      func() sandbox.Report
+
+	// Profile is --profile.
+	Profile string
+}
+
+func newStatus(f *cmdutil.Factory) *cobra.Command { return newStatusCommand(f, runStatus) }
+
+func newStatusCommand(f *cmdutil.Factory, runF func(context.Context, *statusOptions) error) *cobra.Command {
+	opts := &statusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig, Logger: f.Logger, Now: f.Now, Probe: f.Probe}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "What joshbot runs with and what it has stored: model, channels, sessions, memory, MCP servers",
@@ -29,24 +49,21 @@ func (a *app) statusCommand() *cobra.Command {
 			"where each credential comes from, the channels, the number of sessions, the size of\n" +
 			"long-term memory and the declared MCP servers. --output json gives one document.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.status(cmd) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
 	}
-	a.addProfileFlag(cmd)
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
 // runtimeState fills in the workspace, shell confinement, turn timeout,
 // cron jobs, skills and the last day's incidents. It only looks: a status
 // check must not create the state it reports on.
-func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.Config, home string) {
-	now := time.Now()
-	if a.now != nil {
-		now = a.now()
-	}
+func runtimeState(ctx context.Context, opts *statusOptions, doc *output.Status, cfg *config.Config, home string) {
+	now := opts.Now()
 	if ws, err := cfg.WorkspaceDir(home); err == nil {
 		doc.Workspace = tildePath(ws)
 	}
-	_, doc.Shell = onboard.ShellConfinement(cfg, a.probeSandbox())
+	_, doc.Shell = onboard.ShellConfinement(cfg, opts.Probe())
 	d := cfg.Agents.Defaults
 	timeout := d.Timeout.Std()
 	if timeout <= 0 {
@@ -54,7 +71,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	}
 	doc.TurnTimeout = timeout.String()
 	doc.Incidents = map[string]int{}
-	if inc, err := runtime.OpenIncidents(home, a.log); err == nil {
+	if inc, err := runtime.OpenIncidents(home, opts.Logger()); err == nil {
 		if d.HealTimeouts == "bump" {
 			if h := agent.HealedTimeout(timeout, inc, now); h != timeout {
 				doc.HealedTimeout = h.String()
@@ -73,7 +90,7 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 			doc.ScheduledJobs = len(jobs)
 		}
 	}
-	if lib, err := a.skillLibrary(); err == nil {
+	if lib, err := statecmd.SkillLibrary(opts.Paths); err == nil {
 		if all, err := lib.List(); err == nil {
 			for _, s := range all {
 				if s.Trusted {
@@ -86,15 +103,16 @@ func (a *app) runtimeState(ctx context.Context, doc *output.Status, cfg *config.
 	}
 }
 
-func (a *app) status(cmd *cobra.Command) error {
-	cfgPath, home, err := a.paths()
+func runStatus(ctx context.Context, opts *statusOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
+	cfgPath, home, err := opts.Paths()
 	if err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
 	doc := &output.Status{
 		SchemaVersion: output.SchemaVersion,
 		Config:        tildePath(cfgPath),
-		Profile:       a.profile,
+		Profile:       opts.Profile,
 		Models:        []output.PreflightModel{},
 		Channels:      []output.ChannelStatus{},
 		Providers:     []output.ProviderHealth{},
@@ -103,12 +121,12 @@ func (a *app) status(cmd *cobra.Command) error {
 	}
 	// The strict load says whether joshbot would start; the stored state
 	// is read even when it would not, from the file as written.
-	cfg, err := a.loadConfig(cfgPath)
+	cfg, err := opts.LoadConfig(cfgPath, opts.Profile)
 	if err != nil {
 		doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
 		if cfg, err = config.Inspect(cfgPath); err != nil {
 			if !errors.Is(err, config.ErrNotFound) {
-				return a.fail(errors.New(tildeIn(err.Error(), cfgPath)))
+				return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 			}
 			cfg = config.Defaults()
 		}
@@ -135,9 +153,9 @@ func (a *app) status(cmd *cobra.Command) error {
 		doc.MCPServers = append(doc.MCPServers, st)
 	}
 	if err := report.StoredState(doc, cfg, home); err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
-	a.runtimeState(cmd.Context(), doc, cfg, home)
+	runtimeState(ctx, opts, doc, cfg, home)
 	if hd, err := runtime.ReadHealth(home); err == nil {
 		doc.Providers = hd.Providers
 		for _, run := range hd.MCPServers {
@@ -151,11 +169,20 @@ func (a *app) status(cmd *cobra.Command) error {
 		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: runtime.HealthFile, Message: err.Error()})
 	}
 	doc.Ready = len(doc.Problems) == 0
-	return output.Write(a.stdout, a.format, doc)
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
-func (a *app) configureCommand() *cobra.Command {
-	var list bool
+// configureOptions is what `joshbot configure` runs with.
+type configureOptions struct {
+	pathsOptions
+	// List is --list, the one thing configure does today.
+	List bool
+}
+
+func newConfigure(f *cmdutil.Factory) *cobra.Command { return newConfigureCommand(f, runConfigureList) }
+
+func newConfigureCommand(f *cmdutil.Factory, runF func(context.Context, *configureOptions) error) *cobra.Command {
+	opts := &configureOptions{pathsOptions: pathsOptions{IO: f.IO, Paths: f.Paths}}
 	cmd := &cobra.Command{
 		Use:   "configure",
 		Short: "Show the effective settings (--list): each key, its value and where it comes from",
@@ -163,21 +190,22 @@ func (a *app) configureCommand() *cobra.Command {
 			"its source: default, file or env (a JOSHBOT_ override). Credentials show as (set) or\n" +
 			"(unset), never their value.",
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if !list {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !opts.List {
 				return errors.New("configure: pass --list to see the settings (edit config.json, or run `joshbot onboard`, to change them)")
 			}
-			return a.configureList()
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&list, "list", false, "list every setting with its value and source")
+	cmd.Flags().BoolVar(&opts.List, "list", false, "list every setting with its value and source")
 	return cmd
 }
 
-func (a *app) configureList() error {
-	cfgPath, _, err := a.paths()
+func runConfigureList(_ context.Context, opts *configureOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
+	cfgPath, _, err := opts.Paths()
 	if err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
 	file := config.Defaults()
 	var raw map[string]any
@@ -185,51 +213,67 @@ func (a *app) configureList() error {
 	switch {
 	case err == nil:
 		if file, err = config.Parse(cfgPath, data); err != nil {
-			return a.fail(errors.New(tildeIn(err.Error(), cfgPath)))
+			return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
-			return a.fail(err)
+			return fail(err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return a.fail(fmt.Errorf("read config: %w", err))
+		return fail(fmt.Errorf("read config: %w", err))
 	}
 	settings, err := report.ConfigSettings(cfgPath, file, raw)
 	if err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
 	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: settings}
-	return output.Write(a.stdout, a.format, doc)
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
-func (a *app) authCommand() *cobra.Command {
+func newAuthCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "Credentials: where each provider's key comes from",
 		Args:  cobra.NoArgs,
 	}
-	status := &cobra.Command{
-		Use:   "status",
-		Short: "For each configured provider: whether the model chain uses it, where its key comes from, whether it is present",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return a.authStatus() },
-	}
-	a.addProfileFlag(status)
-	cmd.AddCommand(status, a.authLoginCommand())
+	cmd.AddCommand(newAuthStatusCmd(f, runAuthStatus), newAuthLoginCmd(f, runAuthLogin))
 	return cmd
 }
 
-func (a *app) authStatus() error {
-	cfgPath, _, err := a.paths()
+// authStatusOptions is what `auth status` runs with.
+type authStatusOptions struct {
+	IO         *cmdutil.Streams
+	Paths      func() (cfgPath, home string, err error)
+	LoadConfig func(cfgPath, profile string) (*config.Config, error)
+
+	// Profile is --profile.
+	Profile string
+}
+
+func newAuthStatusCmd(f *cmdutil.Factory, runF func(context.Context, *authStatusOptions) error) *cobra.Command {
+	opts := &authStatusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "For each configured provider: whether the model chain uses it, where its key comes from, whether it is present",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
+	}
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
+	return cmd
+}
+
+func runAuthStatus(_ context.Context, opts *authStatusOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
+	cfgPath, _, err := opts.Paths()
 	if err != nil {
-		return a.fail(err)
+		return fail(err)
 	}
 	cfg, err := config.Inspect(cfgPath)
 	if err != nil {
-		return a.fail(errors.New(tildeIn(err.Error(), cfgPath)))
+		return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 	}
 	doc := &output.AuthStatus{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Providers: []output.AuthEntry{}, Problems: []output.Problem{}}
 	used := map[string]output.Credential{}
-	if _, lerr := a.loadConfig(cfgPath); lerr != nil {
+	if _, lerr := opts.LoadConfig(cfgPath, opts.Profile); lerr != nil {
 		doc.Problems = append(doc.Problems, problemOf(lerr, cfgPath))
 	}
 	mc, problems := cfg.ResolveAll()
@@ -244,5 +288,5 @@ func (a *app) authStatus() error {
 		}
 	}
 	doc.Providers = report.AuthEntries(cfg, used)
-	return output.Write(a.stdout, a.format, doc)
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/agent/commands"
+	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/sandbox"
@@ -28,28 +29,29 @@ func slashCommandNames() []string {
 // are terminals the line editor reads each message and the answer streams
 // with a line for each tool the agent calls; otherwise (piped or scripted
 // input) output is the same as the one-shot path, line for line.
-func (a *app) interactive(ctx context.Context, rt *runtime.Runtime, session string) error {
-	terminal := isTerminal(a.stdin) && isTerminal(a.stdout)
+func interactive(ctx context.Context, opts *agentOptions, rt *runtime.Runtime, session string) error {
+	io := opts.IO
+	terminal := isTerminal(io.In) && isTerminal(io.Out)
 	if terminal {
-		fmt.Fprintf(a.stdout, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer; Alt-Enter adds a line.\n", rt.Endpoint.Model, rt.Endpoint.Provider)
+		fmt.Fprintf(io.Out, "joshbot (%s via %s). exit, quit or Ctrl-D to leave; Ctrl-C stops an answer; Alt-Enter adds a line.\n", rt.Endpoint.Model, rt.Endpoint.Provider)
 	} else {
 		stopHeartbeat := rt.StartHeartbeat(ctx)
 		defer stopHeartbeat()
 	}
-	return term.Run(ctx, &cliTurner{a: a, rt: rt, session: session}, &term.Options{
-		In: a.stdin, Out: a.stdout, Err: a.stderr,
+	return term.Run(ctx, &cliTurner{io: io, rt: rt, session: session}, &term.Options{
+		In: io.In, Out: io.Out, Err: io.Err,
 		Terminal:    terminal,
 		Prompt:      func() string { return rt.Agent.Model(session) + "> " },
 		HistoryPath: filepath.Join(rt.Home, term.HistoryFile),
 		Complete:    slashCommandNames,
-		Raw:         &a.rawTerm,
-		Logger:      a.log,
+		Raw:         opts.RawTerm,
+		Logger:      opts.Logger(),
 	})
 }
 
 // cliTurner runs a conversation's turns with the agent.
 type cliTurner struct {
-	a       *app
+	io      *cmdutil.Streams
 	rt      *runtime.Runtime
 	session string
 }
@@ -80,11 +82,11 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 	if err != nil && errors.Is(err, context.Canceled) && term.Stopped(ctx) {
 		return err
 	}
-	return c.a.report(reply, err, t.Live.Streamed())
+	return reportTurn(c.io, reply, err, t.Live.Streamed())
 }
 
 // oneShotApprover is the shell approver of `agent -m`: a prompt on stderr
 // read from stdin when both are a terminal, a refusal otherwise.
-func (a *app) oneShotApprover() sandbox.Approver {
-	return term.ApproverFor(isTerminal(a.stdin) && isTerminal(a.stderr), a.stderr, term.NewLineFeed(a.stdin).Read)
+func oneShotApprover(io *cmdutil.Streams) sandbox.Approver {
+	return term.ApproverFor(isTerminal(io.In) && isTerminal(io.Err), io.Err, term.NewLineFeed(io.In).Read)
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/configmigrate"
 	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
@@ -106,9 +107,9 @@ func readConfigFile(path string) ([]byte, error) {
 // setting. The credentials it holds are registered with the redactor
 // ([Config.RegisterSecrets]).
 func Parse(name string, data []byte) (*Config, error) {
-	data, _, err := migrate(data, SchemaVersion, migrations)
+	data, err := upgrade(name, data, SchemaVersion, configmigrate.Steps)
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", name, err)
+		return nil, err
 	}
 	cfg := Defaults()
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,64 +1,22 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/joshbot/joshbot/joshbot/internal/configmigrate"
 )
 
-// migration upgrades a config document from one schema_version to the
-// next. It edits the top-level keys of doc in place; the caller sets the
-// new schema_version.
-type migration func(doc map[string]json.RawMessage) error
-
-// migrations holds the upgrade steps of the config layout: migrations[v]
-// turns a version v file into version v+1. Version 1 is the first layout,
-// so there is no step yet; a change that renames or reshapes a key bumps
-// [SchemaVersion] and adds its step here, with a test of its own.
-var migrations = map[int]migration{}
-
-// migrate upgrades data to the target schema_version by applying steps in
-// order, one version at a time, and returns the document to decode and
-// the version it was written with. A file already at target (the usual
-// case) is returned as it is, so error positions still point into the
-// file. Files a migration cannot start from (unparseable, without a
-// schema_version, or newer than target) are also returned untouched:
-// decoding and [Config.Validate] report those with the file's own
-// positions and wording.
-func migrate(data []byte, target int, steps map[int]migration) ([]byte, int, error) {
-	var head struct {
-		SchemaVersion int `json:"schema_version"`
+// upgrade brings data (the file named name) to the target schema_version
+// with steps (see [configmigrate.Upgrade]). A file that cannot be
+// upgraded is a fatal error: defaults must never stand in for it.
+func upgrade(name string, data []byte, target int, steps map[int]configmigrate.Step) ([]byte, error) {
+	out, _, err := configmigrate.Upgrade(data, target, steps)
+	if err != nil {
+		return nil, fatal(fmt.Errorf("config %s: %w", name, err))
 	}
-	if json.Unmarshal(data, &head) != nil {
-		return data, 0, nil
-	}
-	from := head.SchemaVersion
-	if from < 1 || from >= target {
-		return data, from, nil
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return data, from, nil
-	}
-	for v := from; v < target; v++ {
-		step, ok := steps[v]
-		if !ok {
-			return nil, from, fatal(fmt.Errorf("schema_version %d cannot be upgraded: this build has no migration from version %d to %d", from, v, v+1))
-		}
-		if err := step(doc); err != nil {
-			return nil, from, fatal(fmt.Errorf("upgrading schema_version %d to %d: %w", v, v+1, err))
-		}
-		doc["schema_version"] = json.RawMessage(fmt.Sprint(v + 1))
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, from, fatal(fmt.Errorf("re-encoding the upgraded config: %w", err))
-	}
-	return buf.Bytes(), from, nil
+	return out, nil
 }
 
 // ValidationError is an ordinary config mistake: a value out of its range

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/configedit"
 )
 
 // configAccess gives the config tool a credential-free view of the config
@@ -20,21 +21,21 @@ func (c *configAccess) View(context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return config.SafeView(cfg), nil
+	return configedit.SafeView(cfg), nil
 }
 
 func (c *configAccess) Set(_ context.Context, key, value string) (string, error) {
-	v, err := config.ParseSafe(key, value)
+	v, err := configedit.ParseSafe(key, value)
 	if err != nil {
 		return "", err
 	}
 	old := "(unset)"
 	if cfg, err := config.Load(c.path); err == nil {
-		if b, err := json.Marshal(config.SafeView(cfg)); err == nil {
+		if b, err := json.Marshal(configedit.SafeView(cfg)); err == nil {
 			old = lookupDotted(b, key)
 		}
 	}
-	if err := config.SetFileKey(c.path, key, v); err != nil {
+	if err := configedit.SetFileKey(c.path, key, v); err != nil {
 		return "", err
 	}
 	nb, _ := json.Marshal(v)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
-	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/configedit"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/tools"
 )
@@ -98,10 +98,10 @@ func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agen
 }
 
 // saveDefaultModel rewrites agents.defaults.model in the config file and
-// nothing else; see config.SetFileKey for why the file's own JSON is
+// nothing else; see configedit.SetFileKey for why the file's own JSON is
 // edited.
 func saveDefaultModel(cfgPath, model string) error {
-	return config.SetFileKey(cfgPath, "agents.defaults.model", model)
+	return configedit.SetFileKey(cfgPath, "agents.defaults.model", model)
 }
 
 // providerStatus is the provider part of /status: every provider with a

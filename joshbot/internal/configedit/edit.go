@@ -1,4 +1,4 @@
-package config
+package configedit
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
 
 // SetFileKey sets one dotted key (such as "agents.defaults.model") in the
@@ -48,14 +50,14 @@ func SetFileKey(path, key string, value any) error {
 		return err
 	}
 	out = append(out, '\n')
-	cfg, err := Parse(path, out)
+	cfg, err := config.Parse(path, out)
 	if err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%s not changed: %w", key, err)
 	}
-	return WriteFileAtomic(path, out)
+	return config.WriteFileAtomic(path, out)
 }
 
 // SafeKey is one setting the model may change through the config tool.
@@ -159,12 +161,12 @@ type View struct {
 	Providers map[string]ViewProvider `json:"providers"`
 }
 
-// ViewAgents mirrors [Agents] without anything secret.
+// ViewAgents mirrors [config.Agents] without anything secret.
 type ViewAgents struct {
 	// Defaults is agents.defaults.
-	Defaults AgentDefaults `json:"defaults"`
+	Defaults config.AgentDefaults `json:"defaults"`
 	// Profiles is agents.profiles.
-	Profiles map[string]AgentProfile `json:"profiles,omitempty"`
+	Profiles map[string]config.AgentProfile `json:"profiles,omitempty"`
 }
 
 // ViewProvider says how a provider is reached, never with what.
@@ -177,11 +179,11 @@ type ViewProvider struct {
 	// CredentialEnv names the variable holding it, if any.
 	CredentialEnv string `json:"api_key_env,omitempty"`
 	// Timeout bounds one request.
-	Timeout Duration `json:"timeout,omitzero"`
+	Timeout config.Duration `json:"timeout,omitzero"`
 }
 
 // SafeView builds the [View] of c.
-func SafeView(c *Config) View {
+func SafeView(c *config.Config) View {
 	v := View{Agents: ViewAgents{Defaults: c.Agents.Defaults, Profiles: c.Agents.Profiles}, Providers: map[string]ViewProvider{}}
 	for name, p := range c.Providers {
 		vp := ViewProvider{CredentialSet: p.APIKey != "", CredentialEnv: p.APIKeyEnv, Timeout: p.Timeout}

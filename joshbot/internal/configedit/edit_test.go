@@ -1,25 +1,27 @@
-package config
+package configedit
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
 
 func TestSetFileKeyKeepsTheRestAndRefusesInvalid(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
-	c := Defaults()
+	c := config.Defaults()
 	c.Agents.Defaults.Provider, c.Agents.Defaults.Model = "custom", "m"
-	c.Providers["custom"] = Provider{APIKeyEnv: "MY_KEY_VAR", APIBase: "http://localhost:1/v1"}
-	if err := Save(path, c); err != nil {
+	c.Providers["custom"] = config.Provider{APIKeyEnv: "MY_KEY_VAR", APIBase: "http://localhost:1/v1"}
+	if err := config.Save(path, c); err != nil {
 		t.Fatal(err)
 	}
 	if err := SetFileKey(path, "agents.defaults.max_tokens", 100); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
-	got, err := Parse(path, raw)
+	got, err := config.Parse(path, raw)
 	if err != nil || got.Agents.Defaults.MaxTokens != 100 || got.Providers["custom"].APIKeyEnv != "MY_KEY_VAR" || got.Agents.Defaults.Model != "m" {
 		t.Fatalf("after set: %v %+v", err, got)
 	}
