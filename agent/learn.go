@@ -176,13 +176,14 @@ func (r *turnRecord) excerpt() string {
 // oneLineKeep joins s into one line without shortening it.
 func oneLineKeep(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// scope is where learned facts go: the session's own memory, unless the
-// operator chose to share what is learned.
+// scope is where learned facts go: the memory's scope of the session (its
+// person's, see memory.LongTerm.ScopeOf), unless the operator chose to
+// share what is learned.
 func (a *Agent) scope(key string) string {
 	if a.learnShared {
 		return memory.SharedScope
 	}
-	return key
+	return a.memory.ScopeOf(key)
 }
 
 // learnBatch learns from one session's exchanges, oldest first, in one

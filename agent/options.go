@@ -40,6 +40,10 @@ type Sessions interface {
 // session key, or "" for the memory every session shares.
 // Implementations must be safe for concurrent use.
 type LongTermMemory interface {
+	// ScopeOf returns the scope of a session key: whose facts its turns
+	// learn and its prompt shows (the key itself, or a scope every
+	// session of the same person shares).
+	ScopeOf(key string) string
 	// ReadFacts returns the scope's facts as they go into the prompt.
 	ReadFacts(scope string) (string, error)
 	// Facts returns the scope's facts one by one, oldest first.

@@ -154,15 +154,23 @@ func (a *Agent) systemPrompt(req *Request, now time.Time) (string, error) {
 	if a.memory != nil {
 		// Read, not cached: the cache would keep an entry for every
 		// session a long-running gateway has ever seen.
-		facts, err := a.memory.ReadFacts(req.SessionKey)
-		if err != nil {
-			return "", err
+		// Only the file of this session's scope: what was learned with
+		// one person never reaches another's prompt. MEMORY.md, the
+		// shared scope, is already in.
+		var facts string
+		whose := "this person"
+		if scope := a.scope(req.SessionKey); scope != memory.SharedScope {
+			if scope == req.SessionKey {
+				whose = "this conversation"
+			}
+			var err error
+			if facts, err = a.memory.ReadFacts(scope); err != nil {
+				return "", err
+			}
 		}
 		facts = strings.TrimSpace(clip(facts, maxPromptFile))
 		if facts != "" {
-			// Only this session's own file: what was learned in one
-			// conversation never reaches another's prompt.
-			b.WriteString("<memory scope=\"this conversation\">\n")
+			b.WriteString("<memory scope=\"" + whose + "\">\n")
 			b.WriteString(facts)
 			b.WriteString("\n</memory>\n\n")
 		}

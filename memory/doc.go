@@ -6,7 +6,9 @@
 // compacted, an append-only archive of every message the summary replaced
 // ([Store.Compact]). Long-term memory ([LongTerm]) keeps facts that go into
 // the prompt (MEMORY.md, shared by every session, and one fact file per
-// session for what was learned there), the append-only HISTORY.md event log
+// scope for what was learned there: per session by default, per person
+// with a scope resolver, [LongTermOptions].Scope), the append-only
+// HISTORY.md event log
 // with lexical search ([LongTerm.Search]), and the optional "dream" track
 // that clusters recorded turns into insights ([LongTerm.ConsolidateDream]).
 //

@@ -51,9 +51,10 @@ const (
 // learned in that conversation), the append-only HISTORY.md, and the dream
 // files.
 //
-// Facts learned from one conversation are stored in that session's scope,
-// so they reach no other session's prompt; only what is written to
-// SharedScope on purpose is shared.
+// Facts learned from one conversation are stored in that session's scope
+// ([LongTerm.ScopeOf]): by default the session itself, so they reach no
+// other session's prompt; with LongTermOptions.Scope, the person the
+// session belongs to, so every conversation with that person shares them.
 //
 // A LongTerm is safe for concurrent use, and writes are coordinated with
 // other processes through an advisory lock (on Unix). Fact files are replaced
@@ -65,6 +66,7 @@ type LongTerm struct {
 	maxBytes int
 	dream    string
 	now      func() time.Time
+	scope    func(key string) string
 	mu       sync.Mutex
 }
 
@@ -91,6 +93,14 @@ type LongTermOptions struct {
 	// can hold a lock there forever and stall every later turn, so a
 	// program should put it in its own state directory.
 	LockDir string
+	// Scope maps a session key to the scope its learned facts belong to
+	// (see [LongTerm.ScopeOf]): SharedScope for MEMORY.md, or another
+	// valid session key naming a fact file, such as "telegram:12345" for
+	// one person on every chat with them. Nil means each session is its
+	// own scope. A program that knows who is who (its operator on every
+	// channel, say) passes a resolver here so that what one person said
+	// on one channel is known on the others.
+	Scope func(key string) string
 }
 
 // LockFileName is the name of the lock file in LongTermOptions.LockDir.
@@ -106,7 +116,7 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if opts == nil {
 		opts = &LongTermOptions{}
 	}
-	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, lockDir: opts.LockDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now}
+	l := &LongTerm{dir: dir, sessDir: opts.SessionDir, lockDir: opts.LockDir, maxBytes: opts.MaxBytes, dream: opts.DreamMode, now: opts.Now, scope: opts.Scope}
 	if l.sessDir == "" {
 		l.sessDir = filepath.Join(dir, SessionMemoryDir)
 	}
@@ -138,6 +148,23 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	sweepTemp(l.dir)
 	sweepTemp(l.sessDir)
 	return l, nil
+}
+
+// ScopeOf returns the scope of session key: where facts learned in that
+// session are kept and which fact file its prompt shows, as
+// LongTermOptions.Scope resolves it. Without a resolver, and for a key the
+// resolver maps to something that is neither SharedScope nor a valid
+// session key, it is key itself, so a faulty resolver never merges
+// someone into another person's memory.
+func (l *LongTerm) ScopeOf(key string) string {
+	if l.scope == nil {
+		return key
+	}
+	sc := l.scope(key)
+	if sc != SharedScope && ValidateKey(sc) != nil {
+		return key
+	}
+	return sc
 }
 
 // Dir returns the workspace directory.

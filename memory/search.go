@@ -62,8 +62,8 @@ type searchDoc struct {
 
 // Search ranks the long-term memory visible to session key against query,
 // lexically (BM25 over words, ignoring case): MEMORY.md's facts, the facts
-// of key's own session, HISTORY.md entries written for key or for everyone,
-// and key's dream insights. Use SharedScope as key to see only what is
+// of key's scope (see [LongTerm.ScopeOf]), HISTORY.md entries written for
+// everyone or for any session of key's scope, and key's dream insights. Use SharedScope as key to see only what is
 // shared. HISTORY.md is streamed, not loaded, so its size only costs time;
 // unreadable bytes are replaced, not fatal.
 func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
@@ -86,9 +86,13 @@ func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
 	}
 	s := &scorer{qidx: qidx, df: make([]int, len(qidx))}
 
-	scopes := []string{SharedScope}
+	scope := SharedScope
 	if key != SharedScope {
-		scopes = append(scopes, key)
+		scope = l.ScopeOf(key)
+	}
+	scopes := []string{SharedScope}
+	if scope != SharedScope {
+		scopes = append(scopes, scope)
 	}
 	for _, sc := range scopes {
 		facts, err := l.Facts(sc)
@@ -105,7 +109,10 @@ func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
 			s.add(searchDoc{source: "memory", scope: sc, time: mod, text: f, weight: 1}, f)
 		}
 	}
-	if err := s.history(l.HistoryPath(), key); err != nil {
+	visible := func(tag string) bool {
+		return key != SharedScope && (tag == key || ValidateKey(tag) == nil && l.ScopeOf(tag) == scope)
+	}
+	if err := s.history(l.HistoryPath(), visible); err != nil {
 		return nil, err
 	}
 	if key != SharedScope {
@@ -160,7 +167,7 @@ func (s *scorer) finish(d searchDoc) {
 }
 
 // history streams HISTORY.md, counting entries visible to key.
-func (s *scorer) history(path, key string) error {
+func (s *scorer) history(path string, visible func(tag string) bool) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -197,7 +204,7 @@ func (s *scorer) history(path, key string) error {
 		if atLineStart && bytes.HasPrefix(line, []byte(historyHeader)) {
 			if t, tag, ok := parseHeader(line); ok {
 				end(start)
-				skip = tag != sharedTag && tag != key
+				skip = tag != sharedTag && !visible(tag)
 				if !skip {
 					cur = &searchDoc{source: "history", scope: tag, time: t, start: start, weight: 1}
 					if tag == sharedTag {

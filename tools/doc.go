@@ -82,7 +82,10 @@
 // memory_search ([RegisterMemorySearch]) and session_search
 // ([RegisterSessionSearch]) recall earlier conversations. Both read the
 // conversation making the call from the context ([WithSessionKey]) and
-// never return what another conversation said.
+// return only what belongs to its scope: the same person's conversations
+// on any channel when the memory has a scope resolver
+// (memory.LongTermOptions.Scope), otherwise that conversation alone.
+// Nothing another person said is returned.
 //
 // # Web
 //

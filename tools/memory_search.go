@@ -16,9 +16,10 @@ const maxSearchResults = 50
 
 // RegisterMemorySearch registers the memory_search tool on reg. It searches
 // the long-term memory lt as seen by the conversation making the call (see
-// [WithSessionKey]): the shared MEMORY.md, the conversation's own learned
-// facts, HISTORY.md entries of that conversation or shared ones, and its
-// dream insights. Nothing another conversation learned is visible.
+// [WithSessionKey]): the shared MEMORY.md, the learned facts of the
+// conversation's scope (memory.LongTerm.ScopeOf: its person's, or its own),
+// HISTORY.md entries of that scope or shared ones, and its dream insights.
+// Nothing another person's conversations learned is visible.
 func RegisterMemorySearch(reg *Registry, lt *memory.LongTerm) error {
 	if reg == nil || lt == nil {
 		return errors.New("tools: register memory_search: nil registry or memory")
@@ -105,7 +106,7 @@ func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (st
 		whose := "shared"
 		if r.Scope != memory.SharedScope {
 			whose = "session " + r.Scope
-			if r.Scope == key {
+			if r.Scope == key || r.Scope == t.lt.ScopeOf(key) {
 				whose += " (this conversation)"
 			}
 		}
@@ -116,24 +117,31 @@ func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (st
 }
 
 // RegisterSessionSearch registers the session_search tool on reg. It
-// searches the transcript of the conversation making the call (see
-// [WithSessionKey]), including the messages compaction moved to its
-// archive, so "what did we decide about X" is answered word for word. It
-// never searches another conversation's transcript.
-func RegisterSessionSearch(reg *Registry, store *memory.Store) error {
+// searches the transcripts of the person making the call (see
+// [WithSessionKey]) on every channel, including the messages compaction
+// moved to each session's archive, so "what did we decide about X" is
+// answered word for word wherever it was said. scope maps a session key to
+// its person's scope (memory.LongTerm.ScopeOf is one): every stored session
+// with the caller's scope is searched, and no other. A nil scope searches
+// the calling conversation alone. Found messages are fenced as untrusted:
+// they hold what earlier turns read as well as what people said.
+func RegisterSessionSearch(reg *Registry, store *memory.Store, scope func(key string) string) error {
 	if reg == nil || store == nil {
 		return errors.New("tools: register session_search: nil registry or store")
 	}
-	return reg.Register(&sessionSearchTool{store: store})
+	return reg.Register(&sessionSearchTool{store: store, scope: scope})
 }
 
-type sessionSearchTool struct{ store *memory.Store }
+type sessionSearchTool struct {
+	store *memory.Store
+	scope func(key string) string
+}
 
 func (*sessionSearchTool) Name() string { return "session_search" }
 
 func (*sessionSearchTool) Description() string {
-	return "Search this conversation's full transcript, including parts that were summarized away, for messages containing some text " +
-		"(case-insensitive). Returns the matching messages, newest first, with their time and speaker."
+	return "Search the full transcripts of your conversations with this person, on every channel and including parts that were summarized away, " +
+		"for messages containing some text (case-insensitive). Returns the matching messages, newest first, with their conversation, time and speaker."
 }
 
 func (*sessionSearchTool) Parameters() json.RawMessage {
@@ -142,6 +150,26 @@ func (*sessionSearchTool) Parameters() json.RawMessage {
 
 // maxHitChars bounds one message in session_search output.
 const maxHitChars = 600
+
+// keys returns the sessions the caller key may search: its own, and every
+// stored session of the same scope.
+func (t *sessionSearchTool) keys(key string) ([]string, error) {
+	keys := []string{key}
+	if t.scope == nil {
+		return keys, nil
+	}
+	all, err := t.store.Keys()
+	if err != nil {
+		return nil, err
+	}
+	mine := t.scope(key)
+	for _, k := range all {
+		if k != key && t.scope(k) == mine {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
 
 func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a sessionSearchArgs
@@ -156,19 +184,26 @@ func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (s
 	if key == "" {
 		return "", errors.New("session_search: this call belongs to no conversation, so there is no transcript to search")
 	}
-	hits, err := t.store.Search(args.Query, &memory.SearchOptions{Keys: []string{key}, Limit: args.Limit})
+	keys, err := t.keys(key)
+	if err != nil {
+		return "", fmt.Errorf("session_search: %w", err)
+	}
+	hits, err := t.store.Search(args.Query, &memory.SearchOptions{Keys: keys, Limit: args.Limit})
 	if err != nil {
 		return "", fmt.Errorf("session_search: %w", err)
 	}
 	if len(hits) == 0 {
-		return fmt.Sprintf("No message in this conversation contains %q.", args.Query), nil
+		return fmt.Sprintf("No message in your conversations with this person contains %q.", args.Query), nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d messages contain %q, newest first:\n", len(hits), args.Query)
 	for _, h := range hits {
-		b.WriteString("\n")
-		b.WriteString(formatHit(&h, maxHitChars))
-		b.WriteString("\n")
+		where := h.Key
+		if h.Key == key {
+			where += " (this conversation)"
+		}
+		fmt.Fprintf(&b, "\n[%s]\n%s\n", where, fence.Wrap("session_search:"+h.Key, formatHit(&h, maxHitChars),
+			&fence.Options{Origin: "a stored transcript, holding what people said and what earlier turns read"}))
 	}
 	return b.String(), nil
 }

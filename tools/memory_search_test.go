@@ -64,7 +64,7 @@ func TestSessionSearchToolStaysInItsConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := NewRegistry()
-	if err := RegisterSessionSearch(reg, store); err != nil {
+	if err := RegisterSessionSearch(reg, store, nil); err != nil {
 		t.Fatal(err)
 	}
 	out, err := reg.Execute(WithSessionKey(context.Background(), "cli:me"), "session_search", json.RawMessage(`{"query":"POSTGRESQL"}`))

@@ -36,7 +36,7 @@ func builtinRegistry(t *testing.T) *Registry {
 	must(RegisterMemorySearch(reg, lt))
 	store, err := memory.NewStore(t.TempDir())
 	must(err)
-	must(RegisterSessionSearch(reg, store))
+	must(RegisterSessionSearch(reg, store, nil))
 	must(RegisterMessaging(reg, nopOutbox{}, ws, nil))
 	must(RegisterSkills(reg, nopSkills{}))
 	must(RegisterSubagents(reg, &SubagentOptions{Profiles: map[string]string{"coder": "writes code"}}))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -240,13 +241,18 @@ func TestMemoryStatusAndConsolidate(t *testing.T) {
 			t.Fatalf("turn %+v", r)
 		}
 	}
-	facts, _ := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "memory", "cli_default.md"))
+	// A single-person install: the CLI user is the owner, whose facts
+	// are MEMORY.md's.
+	facts, _ := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "workspace", memory.MemoryFileName))
 	if strings.Count(string(facts), "tomato") != 1 {
 		t.Errorf("learned facts:\n%s", facts)
 	}
 	r = runCLI(t, "", "--config", cfgPath, "memory", "status")
 	if r.code != 0 || !strings.Contains(r.stdout, "Dream mode:              record") || !strings.Contains(r.stdout, "3 turns") {
 		t.Fatalf("status %+v", r)
+	}
+	if !regexp.MustCompile(`cli:default\s+\S*MEMORY\.md \(shared\)`).MatchString(r.stdout) {
+		t.Errorf("memory status does not show the CLI session's scope:\n%s", r.stdout)
 	}
 	r = runCLI(t, "", "--config", cfgPath, "memory", "consolidate")
 	if r.code != 0 || !strings.Contains(r.stdout, "Consolidated 3 recorded turns into 1 insights") {

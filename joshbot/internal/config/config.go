@@ -50,6 +50,9 @@ type Config struct {
 	Tools Tools `json:"tools"`
 	// Tuning adjusts the web tools' timeouts from experience; see [Tuning].
 	Tuning Tuning `json:"tuning,omitzero"`
+	// Owner declares the person who runs this joshbot, whose identities
+	// share one memory; zero means inferred (see owner.go).
+	Owner Owner `json:"owner,omitzero"`
 
 	// credSources records where each entry's credential came from, keyed
 	// by the entry's config key ("providers.groq"), for preflight. It is
@@ -105,9 +108,11 @@ type AgentDefaults struct {
 	// Learning is "on" (the default when empty) or "off": whether a model
 	// call after each turn extracts facts to remember.
 	Learning string `json:"learning,omitempty"`
-	// LearnScope is "session" (the default when empty), keeping what is
-	// learned in a conversation to that conversation, or "shared", writing
-	// it to MEMORY.md for every conversation (for a one-person setup).
+	// LearnScope is "person" (the default when empty): what is learned
+	// belongs to the person talking, shared by all their conversations on
+	// every channel (the owner's in MEMORY.md on a single-person install,
+	// see [Owner]); "session", keeping it to the one conversation; or
+	// "shared", writing everyone's to MEMORY.md.
 	LearnScope string `json:"learn_scope,omitempty"`
 	// LearningModel is a (cheaper) model for the learning step, resolved
 	// like models_config.agent.model (see Config.ResolveLearningModel);

@@ -273,6 +273,9 @@ func (c *Config) Validate() error {
 	if err := d.validateMemory(); err != nil {
 		return ordinary(err)
 	}
+	if err := c.validateOwner(); err != nil {
+		return ordinary(err)
+	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
 		if err := checkDuration("providers."+name+".timeout", p.Timeout); err != nil {

@@ -17,9 +17,9 @@ func (d *AgentDefaults) validateMemory() error {
 		return fmt.Errorf("agents.defaults.learning is %q: use \"on\" or \"off\"", d.Learning)
 	}
 	switch d.LearnScope {
-	case "", "session", "shared":
+	case "", "person", "session", "shared":
 	default:
-		return fmt.Errorf("agents.defaults.learn_scope is %q: use \"session\" (facts stay in their conversation) or \"shared\" (facts go to MEMORY.md)", d.LearnScope)
+		return fmt.Errorf("agents.defaults.learn_scope is %q: use \"person\" (the default: facts follow the person across channels), \"session\" (facts stay in their conversation) or \"shared\" (facts go to MEMORY.md)", d.LearnScope)
 	}
 	switch d.DreamMode {
 	case "", "off", "record", "full":

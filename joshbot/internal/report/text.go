@@ -60,8 +60,9 @@ func ClipLine(s string, n int) string {
 
 // WriteMemoryStatus writes the long-term memory's state for a person:
 // file sizes, session memories, dream mode, what waits to be consolidated
-// and the last consolidation.
-func WriteMemoryStatus(out io.Writer, lt *memory.LongTerm) error {
+// and the last consolidation; then, for each session in keys, the scope its
+// learned facts go to and its prompt shows (memory.LongTerm.ScopeOf).
+func WriteMemoryStatus(out io.Writer, lt *memory.LongTerm, keys []string) error {
 	ds, err := lt.DreamStatus()
 	if err != nil {
 		return err
@@ -91,5 +92,34 @@ func WriteMemoryStatus(out io.Writer, lt *memory.LongTerm) error {
 		last = ds.LastRun.UTC().Format(time.DateTime) + " UTC"
 	}
 	fmt.Fprintf(w, "Last consolidation:\t%s\n", last)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out, "\nWhere each session's learned facts go (and which its prompt shows):")
+	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s\t%s\n", k, ScopeName(lt, k))
+	}
 	return w.Flush()
+}
+
+// ScopeName describes the scope of session key in lt for a person: the
+// fact file, and whose it is.
+func ScopeName(lt *memory.LongTerm, key string) string {
+	sc := lt.ScopeOf(key)
+	p, err := lt.FactsPath(sc)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	p = redact.String(p)
+	switch sc {
+	case memory.SharedScope:
+		return p + " (shared)"
+	case key:
+		return p + " (this session's own)"
+	}
+	return p + " (scope " + sc + ", shared with its other sessions)"
 }

@@ -177,7 +177,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err := tools.RegisterMemorySearch(reg, lt); err != nil {
 		return nil, err
 	}
-	if err := tools.RegisterSessionSearch(reg, store); err != nil {
+	if err := tools.RegisterSessionSearch(reg, store, lt.ScopeOf); err != nil {
 		return nil, err
 	}
 	mcpm, withdrawals, err := startMCP(cfg, home, reg, o.Logger)
@@ -278,6 +278,8 @@ func openMemory(cfg *config.Config, home, ws string) (*memory.Store, *memory.Lon
 		// The lock stays out of the workspace, where a shell command could
 		// hold it and stall every later turn.
 		LockDir: filepath.Join(home, "memory"),
+		// Whose memory a session's turns learn into and see.
+		Scope: MemoryScope(cfg),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -29,7 +29,7 @@ func newMemoryStatusCmd(f *cmdutil.Factory, runF func(context.Context, *memorySt
 	opts := &memoryStatusOptions{stored(f)}
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the memory files and the state of dream consolidation",
+		Short: "Show the memory files, each session's memory scope and the state of dream consolidation",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
 	}
@@ -40,7 +40,11 @@ func runMemoryStatus(_ context.Context, opts *memoryStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	return report.WriteMemoryStatus(opts.IO.Out, st.Memory)
+	keys, err := st.Sessions.Keys()
+	if err != nil {
+		return err
+	}
+	return report.WriteMemoryStatus(opts.IO.Out, st.Memory, keys)
 }
 
 // memoryConsolidateOptions is what `memory consolidate` runs with.
