@@ -21,6 +21,10 @@ type Channels struct {
 
 // Discord configures the Discord adapter.
 type Discord struct {
+	// MaxChunks caps how many messages one reply may take; a longer reply
+	// goes as a short message with the whole text attached as reply.md.
+	// Zero means 8; otherwise 1 to 100.
+	MaxChunks int `json:"max_chunks,omitempty"`
 	// Enabled turns the adapter on.
 	Enabled bool `json:"enabled,omitempty"`
 	// TokenEnv names the environment variable holding the bot token from
@@ -41,6 +45,10 @@ type Discord struct {
 
 // Slack configures the Slack adapter (Socket Mode).
 type Slack struct {
+	// MaxChunks caps how many messages one reply may take; a longer reply
+	// goes as a short message with the whole text attached as reply.md.
+	// Zero means 8; otherwise 1 to 100.
+	MaxChunks int `json:"max_chunks,omitempty"`
 	// Enabled turns the adapter on.
 	Enabled bool `json:"enabled,omitempty"`
 	// AppTokenEnv names the variable holding the app-level token
@@ -89,6 +97,10 @@ func envSecret(key, env, what string) (string, error) {
 
 // Telegram configures the Telegram adapter.
 type Telegram struct {
+	// MaxChunks caps how many messages one reply may take; a longer reply
+	// goes as a short message with the whole text attached as reply.md.
+	// Zero means 8; otherwise 1 to 100.
+	MaxChunks int `json:"max_chunks,omitempty"`
 	// Enabled turns the adapter on.
 	Enabled bool `json:"enabled"`
 	// Token is the bot token from @BotFather. Prefer TokenEnv.
@@ -147,6 +159,14 @@ func (c *Channels) validate() error {
 		u, err := url.Parse(t.APIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("channels.telegram.api_url %q is not an http(s) URL: fix it, or remove it to use the public Bot API", t.APIURL)
+		}
+	}
+	for _, mc := range []struct {
+		name string
+		n    int
+	}{{"telegram", c.Telegram.MaxChunks}, {"discord", c.Discord.MaxChunks}, {"slack", c.Slack.MaxChunks}} {
+		if mc.n < 0 || mc.n > 100 {
+			return fmt.Errorf("channels.%s.max_chunks is %d: set 1 to 100 messages per reply, or 0 for the default of 8", mc.name, mc.n)
 		}
 	}
 	return nil

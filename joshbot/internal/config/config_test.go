@@ -95,6 +95,7 @@ func TestLoadErrorsNameWhatToChange(t *testing.T) {
 		{"bad duration", `{"schema_version":1,"agents":{"defaults":{"timeout":"soon"}}}`, []string{`"soon" is not a duration`}},
 		{"newer schema", `{"schema_version":99}`, []string{"newer joshbot"}},
 		{"zero schema", `{"schema_version":0}`, []string{"schema_version"}},
+		{"max chunks", `{"schema_version":1,"channels":{"discord":{"max_chunks":500}}}`, []string{"channels.discord.max_chunks", "1 to 100"}},
 		{"negative iterations", `{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":-1}}}`, []string{"agents.defaults.max_tool_iterations"}},
 		{"truncated", "{\n  \"schema_version\": 1,\n  \"agents\": {\"defaults\": {\"model\": \"x\"", []string{"config.json:3:39:", "cut short"}},
 		{"truncated in a string", "{\n  \"schema_version\": 1,\n  \"agents\": {\"defaults\": {\"model\": \"gpt", []string{"config.json:3:", "cut short"}},

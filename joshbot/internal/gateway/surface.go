@@ -37,6 +37,7 @@ func (g *Gateway) enabledChannels(rt *runtime.Runtime) ([]channels.Channel, erro
 			Token:        token,
 			APIURL:       tg.APIURL,
 			SpoolDir:     gatewaySpoolDir(rt.Home),
+			MaxChunks:    tg.MaxChunks,
 			StreamDrafts: tg.StreamDrafts,
 			Reactions:    tg.Reactions,
 			Transcriber:  voice,
@@ -69,6 +70,7 @@ func (g *Gateway) surfaceChannels(rt *runtime.Runtime) ([]channels.Channel, erro
 		d, err := discord.New(&discord.Options{
 			Token:                token,
 			SpoolDir:             spool,
+			MaxChunks:            dc.MaxChunks,
 			RespondToAllChannels: dc.RespondToAllChannels,
 			ReadAllContent:       dc.RespondToAll,
 			CursorFile:           filepath.Join(rt.Home, "gateway", "discord-cursors.json"),
@@ -84,7 +86,7 @@ func (g *Gateway) surfaceChannels(rt *runtime.Runtime) ([]channels.Channel, erro
 		if err != nil {
 			return nil, err
 		}
-		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, SpoolDir: spool, Logger: g.log})
+		s, err := slack.New(&slack.Options{AppToken: app, BotToken: bot, SpoolDir: spool, MaxChunks: sc.MaxChunks, Logger: g.log})
 		if err != nil {
 			return nil, err
 		}

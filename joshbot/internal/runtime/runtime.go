@@ -214,6 +214,10 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	}
 	rt := &Runtime{Config: cfg, ConfigPath: cfgPath, Home: home, Endpoint: ep, Sessions: store, Memory: lt,
 		Health: o.Health, MCP: mcpm, Logger: o.Logger, stdout: o.Stdout, close: closeTools}
+	if err := o.learningModel(cfg, cfgPath, opts); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if err := o.extend(rt, ws, reg, opts); err != nil {
 		rt.Close()
 		return nil, err

@@ -38,7 +38,7 @@ func (l *lockedBuffer) String() string {
 // startGateway writes a config for the fake Bot API and a scripted model
 // that always answers answer, with user 101 allowed, and starts the
 // gateway binary, which the test's end kills if it still runs.
-func startGateway(t *testing.T, api *telegramtest.BotAPI, answer string) (cmd *exec.Cmd, logs *lockedBuffer) {
+func startGateway(t *testing.T, api *telegramtest.BotAPI, answer string, edit ...func(*config.Config)) (cmd *exec.Cmd, logs *lockedBuffer) {
 	t.Helper()
 	bin := buildBinary(t)
 	model := providertest.NewServer(t)
@@ -50,6 +50,9 @@ func startGateway(t *testing.T, api *telegramtest.BotAPI, answer string) (cmd *e
 	cfg.Agents.Defaults.Learning = "off"
 	cfg.Providers["custom"] = config.Provider{APIBase: model.URL()}
 	cfg.Channels.Telegram = config.Telegram{Enabled: true, Token: api.Token, APIURL: api.URL, AllowFrom: []string{"101"}}
+	for _, e := range edit {
+		e(cfg)
+	}
 	cfgPath := filepath.Join(home, "config.json")
 	if err := config.Save(cfgPath, cfg); err != nil {
 		t.Fatal(err)
@@ -151,4 +154,25 @@ func httptestServer(t *testing.T, h *providertest.Handler) string {
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)
 	return srv.URL
+}
+
+// TestGatewayMaxChunksIsConfigurable: channels.telegram.max_chunks lowers
+// the number of messages a reply may take before it goes as a document.
+func TestGatewayMaxChunksIsConfigurable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; it runs in the race pass of `make test`, not under -short")
+	}
+	api := telegramtest.NewBotAPI("")
+	defer api.Close()
+	// About three Telegram messages of text: under the default cap of 8,
+	// over a cap of 2.
+	answer := strings.Repeat("a paragraph of a medium-sized answer.\n", 11000/38)
+	cmd, _ := startGateway(t, api, answer, func(c *config.Config) { c.Channels.Telegram.MaxChunks = 2 })
+	api.UserSends(101, "tell me a story")
+	waitFor(t, "the document", 30*time.Second, func() bool { return len(api.Calls("sendDocument")) > 0 })
+	if f := api.Calls("sendDocument")[0].Files["document"]; string(f.Data) != answer {
+		t.Fatalf("document of %d bytes, want the whole %d-byte answer", len(f.Data), len(answer))
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
 }
