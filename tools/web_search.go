@@ -316,7 +316,6 @@ type webSearch struct {
 	backends []SearchBackend
 	health   *backendHealth
 	reserve  time.Duration
-	now      func() time.Time
 }
 
 // webSearchTool is one operation: web_search, web_code, web_company or
@@ -366,7 +365,6 @@ func newWebSearchTools(opts *WebSearchOptions) []Tool {
 		backends: o.Backends,
 		health:   &backendHealth{until: map[string]time.Time{}, cooldown: o.Cooldown, now: o.Now},
 		reserve:  o.FinishReserve,
-		now:      o.Now,
 	}
 	return []Tool{
 		&webSearchTool{name: "web_search", what: "the web", budget: o.SearchTimeout, s: s},
@@ -416,8 +414,8 @@ func (t *webSearchTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (string, error) {
 	var failures []string
 	order := s.health.order(t.name, s.backends)
-	// Deadlines are wall-clock time, as the context's is; s.now is the
-	// health map's clock.
+	// Deadlines are wall-clock time, as the context's is, whatever clock
+	// the health map is given.
 	end := time.Now().Add(t.budget)
 	if dl, ok := ctx.Deadline(); ok {
 		end = minTime(end, dl.Add(-s.reserve))

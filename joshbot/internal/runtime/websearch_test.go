@@ -53,7 +53,7 @@ func TestExaMCPLegThroughTheManager(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }))
+	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }))
 	defer ddg.Close()
 	src := &mcpSearchTools{}
 	backends, err := searchBackends(&config.Web{Backends: []string{"exa-cli", "exa-mcp", "duckduckgo"}, DuckDuckGoURL: ddg.URL}, src, true)
