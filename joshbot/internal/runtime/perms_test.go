@@ -1,0 +1,89 @@
+package runtime
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStartTightensOwnerOnlyModes: opening the state (LoadStored, as
+// every state command does, and Load, which shares the same step) puts
+// the home, memory/, sessions/ and every file in them back to 0700/0600,
+// and one warning names how many were loosened, with examples.
+func TestStartTightensOwnerOnlyModes(t *testing.T) {
+	home := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"sessions", "memory", "memory/sub"} {
+		must(os.MkdirAll(filepath.Join(home, d), 0o755))
+	}
+	loose := map[string]os.FileMode{
+		"":                     0o755,
+		"sessions":             0o755,
+		"memory":               0o777,
+		"memory/sub":           0o755,
+		"sessions/cli_x.jsonl": 0o644,
+		"memory/MEMORY.md":     0o664,
+		"memory/sub/notes.md":  0o644,
+		"incidents.jsonl":      0o644,
+	}
+	for p, m := range loose {
+		full := filepath.Join(home, p)
+		if m&0o111 == 0 {
+			must(os.WriteFile(full, []byte("x"), m))
+		}
+		must(os.Chmod(full, m))
+	}
+	// Already private: not counted.
+	must(os.WriteFile(filepath.Join(home, "sessions", "tg_1.jsonl"), []byte("x"), 0o600))
+	// A link is not followed: its target outside the home keeps its mode.
+	outside := filepath.Join(t.TempDir(), "shared.txt")
+	must(os.WriteFile(outside, []byte("x"), 0o644))
+	must(os.Chmod(outside, 0o644))
+	must(os.Symlink(outside, filepath.Join(home, "memory", "link.md")))
+
+	var buf bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	st, err := LoadStored(filepath.Join(home, "config.json"), home)
+	must(err)
+	_ = st
+
+	for p, m := range loose {
+		want := os.FileMode(0o600)
+		if m&0o111 != 0 {
+			want = 0o700
+		}
+		fi, err := os.Stat(filepath.Join(home, p))
+		must(err)
+		if fi.Mode().Perm() != want {
+			t.Errorf("%q is %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+	if fi, _ := os.Stat(outside); fi.Mode().Perm() != 0o644 {
+		t.Errorf("the link's target outside the home became %v", fi.Mode().Perm())
+	}
+	out := buf.String()
+	if n := strings.Count(out, "level=WARN"); n != 1 {
+		t.Fatalf("%d warnings, want one:\n%s", n, out)
+	}
+	if !strings.Contains(out, "count=8") || !strings.Contains(out, "incidents.jsonl") {
+		t.Errorf("warning does not give the count and examples:\n%s", out)
+	}
+
+	// A second start finds nothing to tighten and says nothing.
+	buf.Reset()
+	_, err = LoadStored(filepath.Join(home, "config.json"), home)
+	must(err)
+	if strings.Contains(buf.String(), "level=WARN") {
+		t.Errorf("second start warned:\n%s", buf.String())
+	}
+}
