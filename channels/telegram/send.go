@@ -28,7 +28,9 @@ const maxMessage = 4096
 // more than Options.MaxChunks pieces goes as a short head message with the
 // whole text attached as reply.md ([channels.LongReply]). A voice
 // rendition (msg.VoicePath, a spool file) follows as a voice note, then the
-// files, each as a photo or a document by its first 512 bytes.
+// files, each as a photo or a document by its first 512 bytes. A reply of
+// one file and a text that fits a caption (1,024 characters) goes as one
+// upload with the text as its caption.
 //
 // Messages keep to Telegram's pace per chat (a burst of three, then one a
 // second, one every three seconds in a group). When ctx ends, nothing more
