@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
 
 // TestStartTightensOwnerOnlyModes: opening the state (LoadStored, as
@@ -85,5 +88,37 @@ func TestStartTightensOwnerOnlyModes(t *testing.T) {
 	must(err)
 	if strings.Contains(buf.String(), "level=WARN") {
 		t.Errorf("second start warned:\n%s", buf.String())
+	}
+}
+
+// TestLoadTightensOwnerOnlyModes: Load, what the agent, gateway and
+// serve start with, re-applies the modes too.
+func TestLoadTightensOwnerOnlyModes(t *testing.T) {
+	t.Setenv("MY_KEY_VAR", "k")
+	home := t.TempDir()
+	cfgPath := filepath.Join(home, "config.json")
+	c := config.Defaults()
+	c.Agents.Defaults.Provider, c.Agents.Defaults.Model = "custom", "m"
+	c.Providers["custom"] = config.Provider{APIKeyEnv: "MY_KEY_VAR", APIBase: "http://localhost:1/v1"}
+	if err := config.Save(cfgPath, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	loose := filepath.Join(home, "sessions", "cli_x.jsonl")
+	if err := os.WriteFile(loose, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(loose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := Load(context.Background(), &Options{ConfigPath: cfgPath, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Close()
+	if fi, err := os.Stat(loose); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("session file after Load: %v, %v", fi.Mode().Perm(), err)
 	}
 }
