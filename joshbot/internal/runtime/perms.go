@@ -14,9 +14,12 @@ import (
 // privateDirs are the state directories whose whole contents are private.
 var privateDirs = []string{"sessions", "memory"}
 
-// TightenHome puts the state back to owner-only modes: home itself, the
-// files directly in it, and sessions/ and memory/ with everything in
-// them become 0700 (directories) and 0600 (files). A file copied in, a
+// TightenHome puts the state back to owner-only modes: sessions/ and
+// memory/ with everything in them, and, when home is joshbot's own state
+// directory ($JOSHBOT_HOME, else ~/.joshbot), home itself and the files
+// directly in it, become 0700 (directories) and 0600 (files). A home
+// that is only the directory of a --config file elsewhere may hold the
+// operator's other files, so only its sessions/ and memory/ are touched. A file copied in, a
 // restore from a backup or a umask can loosen them between runs; every
 // start re-applies the modes. Links are not followed. One warning names
 // how many paths were loosened, with a few of them; nothing is logged
@@ -55,13 +58,21 @@ func TightenHome(home string, log *slog.Logger) {
 		}
 		return
 	}
-	if fi, err := os.Lstat(home); err == nil && fi.IsDir() {
+	own := false
+	if def, err := config.Home(); err == nil {
+		a, errA := filepath.Abs(def)
+		b, errB := filepath.Abs(home)
+		own = errA == nil && errB == nil && a == b
+	}
+	if fi, err := os.Lstat(home); own && err == nil && fi.IsDir() {
 		fix(home, fs.FileInfoToDirEntry(fi))
 	}
 	for _, e := range entries {
 		p := filepath.Join(home, e.Name())
 		if !e.IsDir() {
-			fix(p, e)
+			if own {
+				fix(p, e)
+			}
 			continue
 		}
 		for _, name := range privateDirs {

@@ -18,6 +18,7 @@ import (
 // and one warning names how many were loosened, with examples.
 func TestStartTightensOwnerOnlyModes(t *testing.T) {
 	home := t.TempDir()
+	t.Setenv("JOSHBOT_HOME", home)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -120,5 +121,39 @@ func TestLoadTightensOwnerOnlyModes(t *testing.T) {
 	rt.Close()
 	if fi, err := os.Stat(loose); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("session file after Load: %v, %v", fi.Mode().Perm(), err)
+	}
+}
+
+// TestForeignConfigDirKeepsItsOtherFiles: a --config file in a directory
+// that is not joshbot's home makes that directory the home of sessions/
+// and memory/; those are tightened, the directory and the operator's
+// other files in it are left as they are.
+func TestForeignConfigDirKeepsItsOtherFiles(t *testing.T) {
+	t.Setenv("JOSHBOT_HOME", t.TempDir())
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "deploy.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sess := filepath.Join(dir, "sessions", "cli_x.jsonl")
+	if err := os.WriteFile(sess, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sess, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadStored(filepath.Join(dir, "config.json"), dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{dir: 0o755, script: 0o755, sess: 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v, want %v", p, fi.Mode().Perm(), want)
+		}
 	}
 }
