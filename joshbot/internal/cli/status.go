@@ -30,9 +30,12 @@ type statusOptions struct {
 	IO         *cmdutil.Streams
 	Paths      func() (cfgPath, home string, err error)
 	LoadConfig func(cfgPath, profile string) (*config.Config, error)
-	Logger     func() *slog.Logger
-	Now        func() time.Time
-	Probe      func() sandbox.Report
+	// RuntimeOptions gives the options start-up runs with, whose Check
+	// says whether joshbot would start.
+	RuntimeOptions func(profile string, o *runtime.Options) (*runtime.Options, error)
+	Logger         func() *slog.Logger
+	Now            func() time.Time
+	Probe          func() sandbox.Report
 
 	// Profile is --profile.
 	Profile string
@@ -41,7 +44,7 @@ type statusOptions struct {
 func newStatus(f *cmdutil.Factory) *cobra.Command { return newStatusCommand(f, runStatus) }
 
 func newStatusCommand(f *cmdutil.Factory, runF func(context.Context, *statusOptions) error) *cobra.Command {
-	opts := &statusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig, Logger: f.Logger, Now: f.Now, Probe: f.Probe}
+	opts := &statusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig, RuntimeOptions: f.RuntimeOptions, Logger: f.Logger, Now: f.Now, Probe: f.Probe}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "What joshbot runs with and what it has stored: model, channels, sessions, memory, MCP servers",
@@ -119,11 +122,19 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		MCPServers:    []output.MCPServerStatus{},
 		Problems:      []output.Problem{},
 	}
-	// The strict load says whether joshbot would start; the stored state
-	// is read even when it would not, from the file as written.
-	cfg, err := opts.LoadConfig(cfgPath, opts.Profile)
+	// Start-up's own validation says whether joshbot would start; the
+	// stored state is read even when it would not, from the file as
+	// written.
+	ro, err := opts.RuntimeOptions(opts.Profile, nil)
 	if err != nil {
-		doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
+		return fail(err)
+	}
+	checked := ro.Check()
+	for _, p := range checked.Problems {
+		doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
+	}
+	cfg := checked.Config
+	if cfg == nil {
 		if cfg, err = config.Inspect(cfgPath); err != nil {
 			if !errors.Is(err, config.ErrNotFound) {
 				return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
@@ -132,15 +143,13 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		}
 	}
 	doc.Profile = cfg.Profile()
-	mc, problems := cfg.ResolveAll()
+	mc := checked.Models
+	if mc == nil {
+		mc, _ = cfg.ResolveAll()
+	}
 	if mc != nil {
 		for _, m := range mc.Models {
 			doc.Models = append(doc.Models, report.ModelLine(m))
-		}
-	}
-	if len(doc.Problems) == 0 {
-		for _, p := range problems {
-			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
 		}
 	}
 	doc.Channels = append(doc.Channels, report.TelegramStatus(cfg))
@@ -169,7 +178,13 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: runtime.HealthFile, Message: err.Error()})
 	}
 	doc.Ready = len(doc.Problems) == 0
-	return output.Write(opts.IO.Out, opts.IO.Format, doc)
+	if err := output.Write(opts.IO.Out, opts.IO.Format, doc); err != nil {
+		return err
+	}
+	if !doc.Ready {
+		return cmdutil.ExitError{Code: 1}
+	}
+	return nil
 }
 
 // configureOptions is what `joshbot configure` runs with.

@@ -134,18 +134,12 @@ func (rt *Runtime) Close() error {
 func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	o = o.withDefaults()
 	cfgPath, home := o.ConfigPath, o.Home
-	cfg, err := o.LoadConfig()
-	if err != nil {
+	// One code path with preflight: what Check refuses, Load refuses.
+	checked := o.Check()
+	if err := checked.Err(cfgPath); err != nil {
 		return nil, err
 	}
-	mc, err := cfg.ResolveModelConfig()
-	if err != nil {
-		return nil, fmt.Errorf("%w (config %s)", err, config.Tilde(cfgPath))
-	}
-	chain, err := o.ProviderChain(mc)
-	if err != nil {
-		return nil, err
-	}
+	cfg, mc, chain := checked.Config, checked.Models, checked.chain
 	primary := &mc.Models[0]
 	ep := &config.Endpoint{Provider: primary.Provider, BaseURL: primary.BaseURL, APIKey: primary.APIKey, Timeout: primary.Timeout, Model: primary.WireModel}
 	ws, err := cfg.WorkspaceDir(home)
