@@ -282,14 +282,16 @@ func runAuthStatus(_ context.Context, opts *authStatusOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := config.Inspect(cfgPath)
-	if err != nil {
-		return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
-	}
 	doc := &output.AuthStatus{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Providers: []output.AuthEntry{}, Problems: []output.Problem{}}
 	used := map[string]output.Credential{}
-	if _, lerr := opts.LoadConfig(cfgPath, opts.Profile); lerr != nil {
+	// The credentials as start-up resolves them (api_key_env variables,
+	// overrides); the file as written only when that load fails.
+	cfg, lerr := opts.LoadConfig(cfgPath, opts.Profile)
+	if lerr != nil {
 		doc.Problems = append(doc.Problems, problemOf(lerr, cfgPath))
+		if cfg, err = config.Inspect(cfgPath); err != nil {
+			return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
+		}
 	}
 	mc, problems := cfg.ResolveAll()
 	if mc != nil {
