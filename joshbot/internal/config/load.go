@@ -154,6 +154,12 @@ func describeJSONError(name string, data []byte, err error) error {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		if path, suggest, found := unknownKey(data); found {
+			if suggest != "" {
+				return ordinary(fmt.Errorf("config %s: unknown key %q: did you mean %q? (check its spelling and level)", name, path, suggest))
+			}
+			return ordinary(fmt.Errorf("config %s: unknown key %q: check its spelling and level", name, path))
+		}
 		return ordinary(fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f))
 	}
 	// Errors from a field's own decoder (a bad duration) carry no offset;
