@@ -128,3 +128,64 @@ func TestEnvOverrideBeatsKeyEnv(t *testing.T) {
 		t.Fatalf("override refused: %+v", r)
 	}
 }
+
+// configureList runs configure --list on body and returns key → "value
+// source", with the result.
+func configureList(t *testing.T, body string, args ...string) (map[string]string, result) {
+	t.Helper()
+	p := writeRaw(t, body, "")
+	r := runCLI(t, "", append([]string{"--config", p, "--output", "json", "configure", "--list"}, args...)...)
+	var doc struct {
+		Settings []struct{ Key, Value, Source string } `json:"settings"`
+	}
+	_ = json.Unmarshal([]byte(r.stdout), &doc)
+	got := map[string]string{}
+	for _, s := range doc.Settings {
+		got[s.Key] = s.Value + " " + s.Source
+	}
+	return got, r
+}
+
+// TestConfigureListIsTheTruth (item 3): configure --list refuses what the
+// other commands refuse, lists every settable key (not only those with a
+// value in the encoded config), and labels each with its true source.
+func TestConfigureListIsTheTruth(t *testing.T) {
+	clearProviderEnv(t)
+	if _, r := configureList(t, `{"schema_version":1,"agents":{"defaults":{"timeout":"500ms"}}}`); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "agents.defaults.timeout") {
+		t.Fatalf("a config agent refuses was listed: %+v", r)
+	}
+	t.Setenv("JOSHBOT_TEST_OR_KEY", secret)
+	t.Setenv("JOSHBOT_TOOLS__WEB__SEARCH_TIMEOUT", "40s")
+	body := `{"schema_version":1,
+	  "providers":{"openrouter":{"api_key_env":"JOSHBOT_TEST_OR_KEY"}},
+	  "agents":{"defaults":{"provider":"openrouter","model":"openai/gpt-4o-mini","max_tokens":100}},
+	  "profiles":{"cheap":{"model":"openrouter/meta-llama/llama-3.1-8b-instruct"}}}`
+	got, r := configureList(t, body)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if len(got) < 60 {
+		t.Errorf("%d keys listed, want every settable key:\n%s", len(got), r.stdout)
+	}
+	for k, want := range map[string]string{
+		"agents.defaults.timeout":             `"2m0s" default`,
+		"agents.defaults.max_tokens":          "100 file",
+		"agents.defaults.max_tool_iterations": "50 default",
+		"agents.defaults.temperature":         "null default",
+		"tools.web.search_timeout":            `"40s" environment`,
+		"providers.openrouter.api_key_env":    `"JOSHBOT_TEST_OR_KEY" file`,
+		"providers.openrouter.api_key":        "(set) environment",
+		"tools.shell_sandbox":                 `"" default`,
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	prof, r := configureList(t, body, "--profile", "cheap")
+	if r.code != 0 || prof["models_config.agent.model"] != `"openrouter/meta-llama/llama-3.1-8b-instruct" profile` {
+		t.Errorf("with --profile: models_config.agent.model = %q (%+v)", prof["models_config.agent.model"], r)
+	}
+	if strings.Contains(r.stdout, secret) {
+		t.Error("a credential was listed")
+	}
+}

@@ -190,20 +190,25 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 // configureOptions is what `joshbot configure` runs with.
 type configureOptions struct {
 	pathsOptions
+	LoadConfig func(cfgPath, profile string) (*config.Config, error)
 	// List is --list, the one thing configure does today.
 	List bool
+	// Profile is --profile.
+	Profile string
 }
 
 func newConfigure(f *cmdutil.Factory) *cobra.Command { return newConfigureCommand(f, runConfigureList) }
 
 func newConfigureCommand(f *cmdutil.Factory, runF func(context.Context, *configureOptions) error) *cobra.Command {
-	opts := &configureOptions{pathsOptions: pathsOptions{IO: f.IO, Paths: f.Paths}}
+	opts := &configureOptions{pathsOptions: pathsOptions{IO: f.IO, Paths: f.Paths}, LoadConfig: f.LoadConfig}
 	cmd := &cobra.Command{
 		Use:   "configure",
 		Short: "Show the effective settings (--list): each key, its value and where it comes from",
-		Long: "configure --list prints every setting by its dotted key with the value joshbot uses and\n" +
-			"its source: default, file or env (a JOSHBOT_ override). Credentials show as (set) or\n" +
-			"(unset), never their value.",
+		Long: "configure --list loads the config as start-up does (and fails where start-up fails) and\n" +
+			"prints every settable key by its dotted name with the value joshbot uses and its source:\n" +
+			"default, file, profile (the selected profile's model setup) or environment (a JOSHBOT_\n" +
+			"override, or the variable an api_key_env names). Credentials show as (set) or (unset),\n" +
+			"never their value.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !opts.List {
@@ -213,6 +218,7 @@ func newConfigureCommand(f *cmdutil.Factory, runF func(context.Context, *configu
 		},
 	}
 	cmd.Flags().BoolVar(&opts.List, "list", false, "list every setting with its value and source")
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
@@ -222,24 +228,31 @@ func runConfigureList(_ context.Context, opts *configureOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	file := config.Defaults()
 	var raw map[string]any
+	var cfg *config.Config
 	data, err := os.ReadFile(cfgPath)
 	switch {
 	case err == nil:
-		if file, err = config.Parse(cfgPath, data); err != nil {
+		// The load start-up runs: what it refuses, this refuses.
+		if cfg, err = opts.LoadConfig(cfgPath, opts.Profile); err != nil {
 			return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fail(err)
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		// No file yet: the defaults, with the environment's overrides.
+		cfg = config.Defaults()
+		if err := config.ApplyEnv(cfg, os.Environ()); err != nil {
+			return fail(err)
+		}
+		if err := cfg.Validate(); err != nil {
+			return fail(err)
+		}
+	default:
 		return fail(fmt.Errorf("read config: %w", err))
 	}
-	settings, err := report.ConfigSettings(cfgPath, file, raw)
-	if err != nil {
-		return fail(err)
-	}
+	settings := report.ConfigSettings(cfg, raw, os.Environ())
 	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: settings}
 	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
