@@ -83,7 +83,7 @@ func checkTools(cfg *config.Config) []error {
 	if _, err := tools.ParseApprovalMode(tc.ShellApproval); err != nil {
 		errs = append(errs, fmt.Errorf("tools.shell_approval: %w", err))
 	}
-	if _, err := searchBackends(&tc.Web); err != nil {
+	if _, err := searchBackends(&tc.Web, &mcpSearchTools{}, anyMCPEnabled(cfg)); err != nil {
 		errs = append(errs, err)
 	}
 	return errs
