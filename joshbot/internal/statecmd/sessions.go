@@ -398,7 +398,7 @@ func newSessionsExportCmd(f *cmdutil.Factory, runF func(context.Context, *sessio
 		Use:   "export <id>",
 		Short: "Write a session as a Markdown transcript and a JSON manifest, for a bug report",
 		Long: "Writes <id>.md and <id>.manifest.json (the colon in the id becomes an underscore) into\n" +
-			"--out (default: the current directory). Both are redacted before they are written and\n" +
+			"--out (default: the current directory; created with mode 0700 when missing). Both are redacted before they are written and\n" +
 			"are byte-identical for an unchanged session. The session file is read, never repaired.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -428,6 +428,11 @@ func runSessionsExport(_ context.Context, opts *sessionsExportOptions) error {
 		return err
 	}
 	base := strings.ReplaceAll(snap.Key, ":", "_")
+	// A bug report often goes into a fresh directory: make it, private
+	// like the files written into it.
+	if err := os.MkdirAll(opts.Out, 0o700); err != nil {
+		return fmt.Errorf("export: --out %s: %w", opts.Out, err)
+	}
 	mdPath := filepath.Join(opts.Out, base+".md")
 	manPath := filepath.Join(opts.Out, base+".manifest.json")
 	if err := report.WritePrivate(mdPath, md); err != nil {

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+// TestAgentMessageFromStdin proves `agent -m -` reads the message from
+// stdin, so a message larger than the OS argument limit can be sent.
+func TestAgentMessageFromStdin(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("got it"))
+	cfgPath := scriptedConfig(t, srv)
+	big := strings.Repeat("a line of the piped message\n", 5000) // 140 kB: past the 128 kB of one argument, under the message cap
+	r := runCLI(t, big, "--config", cfgPath, "agent", "-m", "-")
+	if r.code != 0 || r.stdout != "got it\n" {
+		t.Fatalf("%+v", r)
+	}
+	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	sess, err := store.Load(defaultSession)
+	if err != nil || len(sess.Messages) != 2 || sess.Messages[0].Content != strings.TrimRight(big, "\n") {
+		t.Fatalf("session holds %d messages, %v; first %d bytes %.80q", len(sess.Messages), err, len(sess.Messages[0].Content), sess.Messages[0].Content)
+	}
+	if r := runCLI(t, "  \n", "--config", cfgPath, "agent", "-m", "-"); r.code == 0 || !strings.Contains(r.stderr, "stdin") {
+		t.Fatalf("an empty stdin was accepted: %+v", r)
+	}
+}
+
+// TestAuthLoginHelpNamesAWayThatExists proves the help of `auth login
+// github-copilot` no longer points at an agent flag that does not exist.
+func TestAuthLoginHelpNamesAWayThatExists(t *testing.T) {
+	r := runCLI(t, "", "auth", "login", "github-copilot", "--help")
+	if r.code != 0 || strings.Contains(r.stdout, "--provider") || !strings.Contains(r.stdout, "agents.defaults.provider") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// TestSessionsExportCreatesOutDir proves --out names a directory that is
+// created (mode 0700) when it does not exist.
+func TestSessionsExportCreatesOutDir(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("hi"))
+	cfgPath := scriptedConfig(t, srv)
+	if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", "hello", "-s", "telegram:42"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	out := filepath.Join(t.TempDir(), "reports", "bug-17")
+	r := runCLI(t, "", "--config", cfgPath, "sessions", "export", "telegram:42", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("out dir %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "telegram_42.md")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConfigTypeErrorUsesAnInt proves a config value of the wrong type is
+// reported with the right article ("an int", not "a int").
+func TestConfigTypeErrorUsesAnInt(t *testing.T) {
+	clearProviderEnv(t)
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(cfgPath, []byte(`{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":"many"}}}`), 0o600)
+	r := runCLI(t, "", "--config", cfgPath, "preflight")
+	if r.code == 0 || strings.Contains(r.stderr+r.stdout, "a int") || !strings.Contains(r.stderr+r.stdout, "an int") {
+		t.Fatalf("%+v", r)
+	}
+}
