@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +75,18 @@ func TestConfigTypeErrorUsesAnInt(t *testing.T) {
 	os.WriteFile(cfgPath, []byte(`{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":"many"}}}`), 0o600)
 	r := runCLI(t, "", "--config", cfgPath, "preflight")
 	if r.code == 0 || strings.Contains(r.stderr+r.stdout, "a int") || !strings.Contains(r.stderr+r.stdout, "an int") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// TestNoProviderMessageIsWholeAndOnce proves the onboard failure without a
+// provider keeps its example placeholder and is printed on one line, once.
+func TestNoProviderMessageIsWholeAndOnce(t *testing.T) {
+	clearProviderEnv(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	r := runCLI(t, "", "--config", filepath.Join(t.TempDir(), "config.json"), "onboard", "--ollama-url", closed.URL)
+	if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "OPENROUTER_API_KEY=<key>), or start Ollama") || strings.Contains(r.stderr, "REDACTED") {
 		t.Fatalf("%+v", r)
 	}
 }
