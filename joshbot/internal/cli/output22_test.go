@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"github.com/spf13/cobra"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,4 +91,43 @@ func TestNoProviderMessageIsWholeAndOnce(t *testing.T) {
 	if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "OPENROUTER_API_KEY=<key>), or start Ollama") || strings.Contains(r.stderr, "REDACTED") {
 		t.Fatalf("%+v", r)
 	}
+}
+
+// changesState are the commands that act rather than report: they are
+// the only ones exempt from --output json.
+var changesState = map[string]bool{
+	"agent": true, "gateway": true, "serve": true, "onboard": true, "auth login": true,
+	"sessions prune": true, "sessions new": true, "sessions export": true, "memory consolidate": true,
+	"cron remove": true, "cron run": true, "skills trust": true, "skills untrust": true,
+	"mcp trust": true, "mcp untrust": true, "incidents clear": true, "tuning reset": true,
+}
+
+// TestEveryReportTakesJSON walks the command tree: every command that is
+// not listed as acting must have its --output json document recorded by
+// TestGoldenJSONDocuments, so a new report cannot ship without one.
+func TestEveryReportTakesJSON(t *testing.T) {
+	src, err := os.ReadFile("golden_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	var walk func(c *cobra.Command, path string)
+	walk = func(c *cobra.Command, path string) {
+		if c.HasSubCommands() {
+			for _, sub := range c.Commands() {
+				walk(sub, strings.TrimSpace(path+" "+sub.Name()))
+			}
+			return
+		}
+		top, _, _ := strings.Cut(path, " ")
+		if changesState[path] || top == "help" || top == "completion" || top == "docs" || c.Hidden {
+			return
+		}
+		quoted := `"` + strings.ReplaceAll(path, " ", `", "`) + `"`
+		if !strings.Contains(string(src), quoted) {
+			t.Errorf("%s reports but has no --output json golden document in TestGoldenJSONDocuments", path)
+		}
+	}
+	walk(a.rootCommand(), "")
 }
