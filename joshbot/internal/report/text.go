@@ -14,24 +14,20 @@ import (
 
 // MessageLine renders one message of a session on one line.
 func MessageLine(m *memory.Message) string {
-	var b strings.Builder
+	item := MessageItem(m)
+	return item.Line()
+}
+
+// MessageItem is m as the reports' documents hold it, not yet redacted.
+func MessageItem(m *memory.Message) output.MessageItem {
+	item := output.MessageItem{Role: m.Role, Name: m.Name, Summary: m.Kind == memory.KindCompaction, Content: m.Content}
 	if !m.Time.IsZero() {
-		b.WriteString("[" + m.Time.UTC().Format("2006-01-02 15:04:05") + "] ")
+		item.Time = m.Time.UTC()
 	}
-	if m.Kind == memory.KindCompaction {
-		b.WriteString("summary of earlier messages: ")
-	} else {
-		b.WriteString(m.Role)
-		if m.Name != "" {
-			b.WriteString(" (" + m.Name + ")")
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(m.Content)
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [calls %s %s]", c.Name, c.Arguments)
+		item.ToolCalls = append(item.ToolCalls, output.ToolCallItem{Name: c.Name, Arguments: c.Arguments})
 	}
-	return b.String()
+	return item
 }
 
 // HumanSize is n bytes in B, KiB or MiB.

@@ -132,13 +132,10 @@ func runSessionsShow(_ context.Context, opts *sessionsShowOptions) error {
 // messageItem is m as a report shows it: redacted, since a JSON document
 // does not pass through the redacting writer.
 func messageItem(m *memory.Message) output.MessageItem {
-	item := output.MessageItem{Time: m.Time.UTC(), Role: m.Role, Name: m.Name, Summary: m.Kind == memory.KindCompaction,
-		Content: redact.String(m.Content)}
-	if m.Time.IsZero() {
-		item.Time = time.Time{}
-	}
-	for _, c := range m.ToolCalls {
-		item.ToolCalls = append(item.ToolCalls, output.ToolCallItem{Name: c.Name, Arguments: redact.String(c.Arguments)})
+	item := report.MessageItem(m)
+	item.Content = redact.String(item.Content)
+	for i := range item.ToolCalls {
+		item.ToolCalls[i].Arguments = redact.String(item.ToolCalls[i].Arguments)
 	}
 	return item
 }
