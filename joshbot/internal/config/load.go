@@ -143,7 +143,7 @@ func describeJSONError(name string, data []byte, err error) error {
 		return fmt.Errorf("config %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
 	case errors.As(err, &typ):
 		line, col := position(data, typ.Offset)
-		return fmt.Errorf("config %s:%d:%d: %s must be a %s, not a JSON %s", name, line, col, typ.Field, typ.Type, typ.Value)
+		return fmt.Errorf("config %s:%d:%d: %s must be %s, not a JSON %s", name, line, col, typ.Field, article(typ.Type.String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// The decoder read to the end inside a value: the file was cut
 		// short (a crash mid-write, a full disk), and its end is where.
@@ -384,4 +384,12 @@ func (c *Config) providerNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// article is noun with its indefinite article: "an int", "a string".
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
