@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,15 +102,6 @@ func secretKey(k string) bool {
 	}
 	// Environment blocks (MCP servers' env) carry tokens by design.
 	return strings.Contains(k, ".env.")
-}
-
-// mustJSON is v as JSON; v must be a value that marshals.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("config does not encode: %v", err)) // a Config always encodes
-	}
-	return b
 }
 
 // flatten turns a JSON document into dotted keys and compact JSON values;
