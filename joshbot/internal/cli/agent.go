@@ -16,6 +16,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -29,6 +30,7 @@ type agentOptions struct {
 	LoadRuntime func(ctx context.Context, profile string, o *runtime.Options) (*runtime.Runtime, error)
 	Logger      func() *slog.Logger
 	RawTerm     *atomic.Bool
+	Above       *term.Above
 
 	// Message is the one message to send when OneShot (-m was given);
 	// otherwise the run is a conversation.
@@ -49,7 +51,7 @@ func newAgent(f *cmdutil.Factory) *cobra.Command { return newAgentCommand(f, run
 // newAgentCommand wires the agent flags into agentOptions, refuses the
 // combinations that make no sense, and hands the options to runF.
 func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOptions) error) *cobra.Command {
-	opts := &agentOptions{IO: f.IO, LoadRuntime: f.LoadRuntime, Logger: f.Logger, RawTerm: f.RawTerm}
+	opts := &agentOptions{IO: f.IO, LoadRuntime: f.LoadRuntime, Logger: f.Logger, RawTerm: f.RawTerm, Above: f.Above}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",

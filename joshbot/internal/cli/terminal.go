@@ -45,6 +45,7 @@ func interactive(ctx context.Context, opts *agentOptions, rt *runtime.Runtime, s
 		HistoryPath: filepath.Join(rt.Home, term.HistoryFile),
 		Complete:    slashCommandNames,
 		Raw:         opts.RawTerm,
+		Above:       opts.Above,
 		Logger:      opts.Logger(),
 	})
 }

@@ -215,3 +215,62 @@ func TestTerminalApprovalUnderTmux(t *testing.T) {
 		t.Fatalf("the message after the approval was %q", got[len(got)-1].Content)
 	}
 }
+
+// TestBackgroundWarningAboveThePromptUnderTmux: a WARN line from the
+// background learning step arrives while the person is typing at the
+// prompt. It is printed above the prompt, on its own line, and the prompt
+// with the half-typed line is drawn again below it, where typing goes on.
+func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(
+		providertest.Text("first answer"),
+		// The learning step's request fails after the prompt is back.
+		providertest.Reply{Status: 400, Delay: 1500 * time.Millisecond},
+	)
+	cfgPath := scriptedConfig(t, srv)
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents.Defaults.Learning = "on"
+	if err := config.Save(cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-warn-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "30", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("scripted-model>")
+	s.keys(true, "hello")
+	s.keys(false, "Enter")
+	s.waitFor("first answer")
+	s.keys(true, "half typed")
+	s.waitFor("scripted-model> half typed")
+	scr := s.waitFor("learning step failed")
+	s.keys(true, " more")
+	scr = s.waitFor("half typed more")
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	warn, prompt := -1, -1
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		switch {
+		case strings.Contains(l, "learning step failed"):
+			if !strings.HasPrefix(l, "time=") {
+				t.Fatalf("the warning does not start its own line:\n%s", scr)
+			}
+			warn = i
+		case l == "scripted-model> half typed more":
+			prompt = i
+		}
+	}
+	if warn < 0 || prompt < warn {
+		t.Fatalf("the prompt was not drawn again below the warning (warning at %d, prompt at %d):\n%s", warn, prompt, scr)
+	}
+	s.keys(false, "C-u", "C-d")
+	s.waitFor("EXIT=0")
+}

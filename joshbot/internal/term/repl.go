@@ -80,6 +80,10 @@ type Options struct {
 	// Raw, when not nil, holds true while the terminal is in raw mode; a
 	// [CRLFWriter] reads it.
 	Raw *atomic.Bool
+	// Above, when not nil, is shared with the [CRLFWriter] of the log, so
+	// that a line logged while the person types goes above the prompt,
+	// which is drawn again below it.
+	Above *Above
 	// Logger receives warnings (an unreadable history); nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -261,6 +265,7 @@ func newTerminalSource(o *Options) (*terminalSource, error) {
 		out:      out,
 		history:  hist,
 		complete: o.Complete,
+		above:    o.Above,
 		width: func() int {
 			w, _, err := term.GetSize(int(out.Fd()))
 			if err != nil {
