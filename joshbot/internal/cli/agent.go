@@ -104,13 +104,22 @@ func runAgent(ctx context.Context, opts *agentOptions) error {
 	return interactive(ctx, opts, rt, session)
 }
 
-// oneShot runs one turn and prints the whole reply.
+// oneShot runs one turn and shows its reply: streamed on a terminal,
+// printed whole otherwise.
 func oneShot(ctx context.Context, io *cmdutil.Streams, rt *runtime.Runtime, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	ctx = sandbox.WithApprover(ctx, oneShotApprover(io))
+	var live *term.Live
+	if isTerminal(io.Out) {
+		// On a terminal the answer streams as it is written; piped, the
+		// whole reply is printed once.
+		live = term.NewLive(io.Out)
+		ctx = withLiveSink(ctx, rt, live)
+	}
 	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-	return reportTurn(io, reply, err, false)
+	live.Done()
+	return reportTurn(io, reply, err, live.Streamed())
 }
 
 // reportTurn prints a turn's outcome. A failure's reply explains itself to the

@@ -274,3 +274,28 @@ func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
 	s.keys(false, "C-u", "C-d")
 	s.waitFor("EXIT=0")
 }
+
+// TestOneShotStreamsOnATerminalUnderTmux: `agent -m` with its output on a
+// terminal asks the provider for a stream and shows the answer once; piped,
+// it does not stream (TestOneShotPrintsScriptedReplyAndSavesSession).
+func TestOneShotStreamsOnATerminalUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("a streamed answer in several pieces"))
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-oneshot-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent -m hello; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	scr := s.waitFor("EXIT=")
+	if !strings.Contains(scr, "EXIT=0") || strings.Count(scr, "a streamed answer in several pieces") != 1 {
+		t.Fatalf("the answer was not shown once:\n%s", scr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !reqs[0].Stream {
+		t.Fatalf("the request on a terminal did not ask for a stream (%d requests)", len(reqs))
+	}
+}

@@ -318,6 +318,10 @@ type Live struct {
 	midLine  bool // the last text shown did not end a line
 }
 
+// NewLive returns a Live that shows an answer on out, a terminal, for a
+// turn run outside [Run] (a one-shot message).
+func NewLive(out io.Writer) *Live { return &Live{out: out} }
+
 // Delta shows a piece of the answer's text.
 func (l *Live) Delta(s string) {
 	if l == nil || s == "" {
