@@ -78,6 +78,11 @@ func withLiveSink(ctx context.Context, rt *runtime.Runtime, live *term.Live) con
 		return ctx
 	}
 	return agent.WithSink(ctx, func(ev agent.StreamEvent) {
+		if ev.Waiting > 0 {
+			// A status line until the model begins.
+			live.Waiting(ev.Waiting)
+			return
+		}
 		delta := ev.Delta
 		switch {
 		case ev.Notice != "":

@@ -299,3 +299,26 @@ func TestOneShotStreamsOnATerminalUnderTmux(t *testing.T) {
 		t.Fatalf("the request on a terminal did not ask for a stream (%d requests)", len(reqs))
 	}
 }
+
+// TestWaitingStatusUnderTmux: while the model has not begun answering, the
+// terminal shows for how long it has waited; the answer replaces the
+// status line when it comes.
+func TestWaitingStatusUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "late answer", Delay: 3500 * time.Millisecond})
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-waiting-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent -m hello; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("waiting for the model (2s)")
+	scr := s.waitFor("EXIT=")
+	if !strings.Contains(scr, "late answer") || !strings.Contains(scr, "EXIT=0") || strings.Contains(scr, "waiting for the model") {
+		t.Fatalf("the status line was not replaced by the answer:\n%s", scr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/term"
 
@@ -316,6 +317,7 @@ type Live struct {
 	out      io.Writer
 	streamed bool // some text was shown
 	midLine  bool // the last text shown did not end a line
+	status   bool // a waiting status line is on the last row
 }
 
 // NewLive returns a Live that shows an answer on out, a terminal, for a
@@ -327,6 +329,7 @@ func (l *Live) Delta(s string) {
 	if l == nil || s == "" {
 		return
 	}
+	l.clearStatus()
 	l.streamed = true
 	// The model's words never reach the terminal with control sequences
 	// live (see termsafe); chunk by chunk is enough.
@@ -336,6 +339,7 @@ func (l *Live) Delta(s string) {
 
 // Done ends the streamed answer on a line of its own.
 func (l *Live) Done() {
+	l.clearStatus()
 	if l != nil && l.streamed && l.midLine {
 		io.WriteString(l.out, "\n")
 		l.midLine = false
@@ -348,11 +352,35 @@ func (l *Live) Tool(name, detail string) {
 	if l == nil {
 		return
 	}
+	l.clearStatus()
 	l.breakLine()
 	if detail != "" {
 		detail = " " + Printable(detail)
 	}
 	fmt.Fprintf(l.out, "  · %s%s\n", name, detail)
+}
+
+// Waiting shows, on a status line of its own, that the model has not
+// begun answering a request sent d ago; the next event of the turn (or
+// [Live.Done]) clears it in place.
+func (l *Live) Waiting(d time.Duration) {
+	if l == nil || d <= 0 {
+		return
+	}
+	if !l.status {
+		l.breakLine()
+	}
+	fmt.Fprintf(l.out, "\r\x1b[K⋯ waiting for the model (%ds)", int(d.Round(time.Second)/time.Second))
+	l.status = true
+}
+
+// clearStatus erases the waiting status line, leaving the cursor at the
+// start of its row.
+func (l *Live) clearStatus() {
+	if l != nil && l.status {
+		io.WriteString(l.out, "\r\x1b[K")
+		l.status = false
+	}
 }
 
 // Streamed reports whether any of the answer's text was shown, so the
@@ -361,6 +389,7 @@ func (l *Live) Streamed() bool { return l != nil && l.streamed }
 
 // breakLine ends a line of streamed text left open.
 func (l *Live) breakLine() {
+	l.clearStatus()
 	if l != nil && l.midLine {
 		io.WriteString(l.out, "\n")
 		l.midLine = false
