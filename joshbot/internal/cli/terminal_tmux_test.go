@@ -11,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
+	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -320,5 +321,43 @@ func TestWaitingStatusUnderTmux(t *testing.T) {
 	scr := s.waitFor("EXIT=")
 	if !strings.Contains(scr, "late answer") || !strings.Contains(scr, "EXIT=0") || strings.Contains(scr, "waiting for the model") {
 		t.Fatalf("the status line was not replaced by the answer:\n%s", scr)
+	}
+}
+
+// TestCtrlCKeepsThePartialAnswerUnderTmux: Ctrl-C while an answer streams
+// leaves the text shown on the screen, says the answer was stopped and
+// kept, and the session holds it as an interrupted assistant message.
+func TestCtrlCKeepsThePartialAnswerUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "The first part of a long answer that never ends", HangAfterChunks: 3})
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-ctrlc-%d", os.Getpid())}
+	script := fmt.Sprintf("trap : INT; HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("scripted-model>")
+	s.keys(true, "tell me")
+	s.keys(false, "Enter")
+	s.waitFor("The first")
+	s.keys(false, "C-c")
+	scr := s.waitFor("stopped")
+	if !strings.Contains(scr, "The first") || !strings.Contains(scr, "(stopped; the answer so far is kept)") {
+		t.Fatalf("the partial answer or the stop note is missing:\n%s", scr)
+	}
+	s.keys(false, "C-d")
+	s.waitFor("EXIT=0")
+	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	sess, err := store.Load(defaultSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := sess.Messages[len(sess.Messages)-1]
+	if last.Role != "assistant" || last.Kind != memory.KindInterrupted || !strings.HasPrefix(last.Content, "The first") {
+		t.Fatalf("last message %+v", last)
 	}
 }

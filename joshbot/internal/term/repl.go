@@ -36,7 +36,8 @@ type Turner interface {
 	// Turn runs the turn for t.Text with t.Approver as the shell approver,
 	// shows its outcome, and returns its error. A turn the person stopped
 	// ([Stopped] of ctx) returns its error without showing it: the REPL
-	// says "(stopped)". On piped input, a non-nil error ends the
+	// says "(stopped)", and that the answer so far is kept when some of it
+	// was shown. On piped input, a non-nil error ends the
 	// conversation with that error, so a pipeline sees the failure.
 	Turn(ctx context.Context, t *Turn) error
 }
@@ -182,7 +183,12 @@ func Run(ctx context.Context, t Turner, opts *Options) error {
 		cancel(nil)
 		if err != nil && errors.Is(err, context.Canceled) && stopped {
 			tr.Live.breakLine()
-			fmt.Fprintln(o.Err, "(stopped)")
+			if tr.Live.Streamed() {
+				// The agent keeps what was shown as an interrupted answer.
+				fmt.Fprintln(o.Err, "(stopped; the answer so far is kept)")
+			} else {
+				fmt.Fprintln(o.Err, "(stopped)")
+			}
 			continue
 		}
 		if err != nil && !o.Terminal {
