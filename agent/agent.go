@@ -76,6 +76,7 @@ type Agent struct {
 	disableLearning     bool
 	learnShared         bool
 	learnTimeout        time.Duration
+	learning            learnQueue
 	bg                  sync.WaitGroup // background work after turns; see Wait
 	// bgCtx parents the model requests of that work; bgAbort cancels them
 	// (see Shutdown).
@@ -142,6 +143,9 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 	}
 	if a.learnTimeout <= 0 {
 		a.learnTimeout = DefaultLearnTimeout
+	}
+	if err := a.learning.init(a, &opts.Memory); err != nil {
+		return nil, err
 	}
 	if a.maxAnswerBytes == 0 {
 		a.maxAnswerBytes = DefaultMaxAnswerBytes

@@ -74,7 +74,7 @@ func checkCompactedGrown(t *testing.T, store *memory.Store, key, summary string,
 		t.Fatal(err)
 	}
 	want := append([]string{"summary:" + summary, "recent question A", "recent answer A", "recent question B", "recent answer B",
-		"newest question", grownReply}, after...)
+		"my newest question", grownReply}, after...)
 	if got := contents(sess); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("stored session:\n got %q\nwant %q", got, want)
 	}
@@ -90,11 +90,14 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, LongTerm: lt}})
+	// Learning after every turn (LearnEvery 1) keeps the learning step
+	// before the compaction in the same background run; "my" makes the
+	// message worth learning from.
+	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, LongTerm: lt, LearnEvery: 1}})
 	ctx := context.Background()
 	seedGrown(t, store, "cli:g")
 	srv.Enqueue(providertest.Text(grownReply), providertest.Text(`{"facts": []}`), providertest.Text("BG-SUMMARY"))
-	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:g", Text: "newest question"})
+	reply, err := a.Process(ctx, agent.Request{SessionKey: "cli:g", Text: "my newest question"})
 	if err != nil || reply.Text != grownReply {
 		t.Fatalf("reply %+v %v", reply, err)
 	}
@@ -105,7 +108,7 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 	}
 	// The turn's request is the first: the session was under the
 	// threshold when it started, and the reply took it over.
-	if isSummaryRequest(reqs[0]) || reqs[0].Messages[len(reqs[0].Messages)-1].Content != "newest question" {
+	if isSummaryRequest(reqs[0]) || reqs[0].Messages[len(reqs[0].Messages)-1].Content != "my newest question" {
 		t.Errorf("first request is not the turn: %+v", reqs[0].Messages)
 	}
 	if !strings.Contains(reqs[1].Messages[0].Content, "long-term memory") {
@@ -124,7 +127,7 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 
 	// The next turn sends its request at once, with the summary.
 	srv.Enqueue(providertest.Text("second answer"), providertest.Text(`{"facts": []}`))
-	reply, err = a.Process(ctx, agent.Request{SessionKey: "cli:g", Text: "second question"})
+	reply, err = a.Process(ctx, agent.Request{SessionKey: "cli:g", Text: "my second question"})
 	if err != nil || reply.Text != "second answer" {
 		t.Fatalf("second reply %+v %v", reply, err)
 	}
@@ -137,10 +140,10 @@ func TestCompactionAfterTheTurnThatCrossesTheThreshold(t *testing.T) {
 	if isSummaryRequest(turn) || !strings.Contains(turn.Messages[0].Content, "BG-SUMMARY") {
 		t.Errorf("second turn's request: %s", turn.Messages[0].Content)
 	}
-	if c := allContent(turn.Messages); strings.Contains(c, "OLD-") || !strings.Contains(c, "newest question") || !strings.Contains(c, "second question") {
+	if c := allContent(turn.Messages); strings.Contains(c, "OLD-") || !strings.Contains(c, "my newest question") || !strings.Contains(c, "my second question") {
 		t.Errorf("second turn's request content:\n%s", c)
 	}
-	checkCompactedGrown(t, store, "cli:g", "BG-SUMMARY", "second question", "second answer")
+	checkCompactedGrown(t, store, "cli:g", "BG-SUMMARY", "my second question", "second answer")
 }
 
 func TestBackgroundCompactionFailureKeepsSession(t *testing.T) {
@@ -149,7 +152,7 @@ func TestBackgroundCompactionFailureKeepsSession(t *testing.T) {
 	ctx := context.Background()
 	seedGrown(t, store, "cli:e")
 	srv.Enqueue(providertest.Text(grownReply), providertest.Error(400, "summary refused"))
-	if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:e", Text: "newest question"}); err != nil {
+	if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:e", Text: "my newest question"}); err != nil {
 		t.Fatal(err)
 	}
 	a.Wait()
@@ -204,7 +207,7 @@ func TestTurnWaitsForBackgroundCompaction(t *testing.T) {
 		return providertest.Text("SLOW-SUMMARY")
 	})
 
-	if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:w", Text: "newest question"}); err != nil {
+	if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:w", Text: "my newest question"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -283,7 +286,7 @@ func TestShutdownAbandonsAPendingCompaction(t *testing.T) {
 	a, srv, store, _ := setup(t, &agent.Options{Logger: logTo(&logs), Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	seedGrown(t, store, "cli:s")
 	started, _ := blockSummaries(t, srv)
-	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:s", Text: "newest question"}); err != nil {
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:s", Text: "my newest question"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -324,7 +327,7 @@ func TestShutdownLetsTheModelFinishWithinItsBound(t *testing.T) {
 	a, srv, store, _ := setup(t, &agent.Options{Memory: agent.MemoryOptions{CompactionThreshold: bgThreshold, DisableLearning: true}})
 	seedGrown(t, store, "cli:f")
 	started, release := blockSummaries(t, srv)
-	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:f", Text: "newest question"}); err != nil {
+	if _, err := a.Process(context.Background(), agent.Request{SessionKey: "cli:f", Text: "my newest question"}); err != nil {
 		t.Fatal(err)
 	}
 	<-started

@@ -13,23 +13,25 @@ import (
 	"github.com/joshbot/joshbot/providers"
 )
 
-// DefaultLearnTimeout bounds the learning step after one turn (the
-// learning request and, when needed, a consolidation request). A
-// compaction after the turn has the turn timeout instead.
+// DefaultLearnTimeout bounds one learning request and, when needed, the
+// consolidation request after it. A compaction after the turn has the
+// turn timeout instead.
 const DefaultLearnTimeout = 30 * time.Second
 
 // Bounds that keep the learning step cheap.
 const (
-	learnMaxFacts      = 5
+	learnMaxFacts      = 5  // per exchange
+	learnMaxBatchFacts = 15 // per learning request
 	learnMaxTurnChars  = 6_000
+	learnMaxReplyChars = 1_500 // of each reply in a batch of several
 	learnMaxTokens     = 400
 	historyExcerptSide = 700
 )
 
 const learnPrompt = `You maintain the long-term memory of a personal AI assistant.
-From the exchange below, extract facts worth remembering in future conversations: stable facts about the user, their preferences, decisions, commitments and ongoing projects.
+From the exchanges below, extract facts worth remembering in future conversations: stable facts about the user, their preferences, decisions, commitments and ongoing projects.
 Do not extract anything that only matters for this moment, anything already in the known facts, guesses, or secrets such as passwords and keys.
-Reply with JSON only, in the form {"facts": ["short self-contained sentence", ...]}, with at most 5 facts, or {"facts": []} when there is nothing durable.`
+Reply with JSON only, in the form {"facts": ["short self-contained sentence", ...]}, with at most %d facts, or {"facts": []} when there is nothing durable.`
 
 const consolidatePrompt = `You maintain the long-term memory of a personal AI assistant. The list of facts below has grown too long.
 Rewrite it shorter: merge related facts, drop duplicates and facts superseded by newer ones (later facts are newer), and keep every distinct piece of information that still matters.
@@ -43,8 +45,9 @@ type turnRecord struct {
 }
 
 // afterTurn starts the work that follows a successful reply: the history
-// entry, the learning step, the session counters and, when the saved
-// session is due, its compaction. It runs on its own goroutine with its own
+// entry, the learning step (the exchange joins its session's batch, see
+// learnQueue), the session counters and, when the saved session is due,
+// its compaction. It runs on its own goroutine with its own
 // deadlines, so it can neither delay nor fail the reply; its errors are
 // logged. [Agent.Wait] waits for it. The caller still holds the session's
 // turn lock and sess is the session as just saved.
@@ -79,22 +82,24 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 				}
 			})
 		}
-		if a.memory != nil && !a.disableLearning && tainted {
+		switch {
+		case a.memory == nil || a.disableLearning:
+		case tainted:
 			// Facts learned from a turn that read outside text would carry
 			// that text into every later prompt of the conversation,
-			// unfenced: an injection that outlives its turn.
+			// unfenced: an injection that outlives its turn. The exchange
+			// stays out of the session's learning batch.
 			a.log.Info("nothing learned from this turn: it read untrusted text", "session", key)
+		case !worthLearning(rec.user):
+			a.log.Debug("nothing to learn from this turn: the message states nothing about the user", "session", key)
+		default:
+			// Learned from with the session's next exchanges, in one
+			// request (see learnQueue).
+			a.learning.add(ctx, rec)
 		}
-		if a.memory != nil && !a.disableLearning && !tainted {
-			if err := a.learn(ctx, &rec); a.abandoned(err) {
-				a.log.Info("learning step abandoned: the process is stopping", "session", key)
-			} else if err != nil {
-				a.log.Warn("learning step failed; nothing was learned from this turn", "session", key, "err", err)
-			}
-		}
-		// Compaction comes after learning, so that the two requests do not
-		// compete for a model that serves one at a time and the learning
-		// step keeps its short deadline. It writes only the session, its
+		// Compaction comes after a full batch's learning request, so that
+		// the two requests do not compete for a model that serves one at a
+		// time and the learning step keeps its short deadline. It writes only the session, its
 		// archive and the counters, each under the store's file lock, so it
 		// may overlap the bookkeeping.
 		if compact {
@@ -113,11 +118,18 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 }
 
 // Wait blocks until the background work of every finished turn (history,
-// learning, counters, compaction) is done. Call it before the process
-// exits, after the last call to Process has returned.
-func (a *Agent) Wait() { a.bg.Wait() }
+// learning, counters, compaction) is done, learning at once from the
+// exchanges still waiting for their batch (see MemoryOptions.LearnEvery).
+// Call it before the process exits, after the last call to Process has
+// returned.
+func (a *Agent) Wait() {
+	a.learning.startDrain()
+	defer a.learning.endDrain()
+	a.bg.Wait()
+}
 
-// Shutdown is [Agent.Wait] with a bound on waiting for the model. When ctx
+// Shutdown is [Agent.Wait] with a bound on waiting for the model: it too
+// learns at once from the exchanges waiting for their batch. When ctx
 // ends first, the background model requests still running (learning,
 // compaction) are cancelled; they store nothing unless they finish, so an
 // abandoned compaction leaves the session as it was and the next turn
@@ -126,6 +138,8 @@ func (a *Agent) Wait() { a.bg.Wait() }
 // Shutdown the agent learns and compacts after no further turn, so call it
 // when the agent is done taking turns.
 func (a *Agent) Shutdown(ctx context.Context) error {
+	a.learning.startDrain()
+	defer a.learning.endDrain()
 	done := make(chan struct{})
 	go func() {
 		a.bg.Wait()
@@ -172,9 +186,19 @@ func (a *Agent) scope(key string) string {
 	return a.memory.ScopeOf(key)
 }
 
-// learn asks the model for durable facts in the turn and merges them.
-func (a *Agent) learn(ctx context.Context, rec *turnRecord) error {
-	scope := a.scope(rec.key)
+// learnBatch learns from one session's exchanges, oldest first, in one
+// request, and logs the outcome; it runs on a background goroutine.
+func (a *Agent) learnBatch(ctx context.Context, key string, recs []turnRecord) {
+	if err := a.learn(ctx, key, recs); a.abandoned(err) {
+		a.log.Info("learning step abandoned: the process is stopping", "session", key, "exchanges", len(recs))
+	} else if err != nil {
+		a.log.Warn("learning step failed; nothing was learned from these exchanges", "session", key, "exchanges", len(recs), "err", err)
+	}
+}
+
+// learn asks the model for durable facts in the exchanges and merges them.
+func (a *Agent) learn(ctx context.Context, key string, recs []turnRecord) error {
+	scope := a.scope(key)
 	known, err := a.memory.Facts(scope)
 	if err != nil {
 		return err
@@ -187,13 +211,21 @@ func (a *Agent) learn(ctx context.Context, rec *turnRecord) error {
 	for _, f := range known {
 		b.WriteString("- " + f + "\n")
 	}
-	fmt.Fprintf(&b, "\nExchange:\nuser: %s\nassistant: %s\n", clip(rec.user, learnMaxTurnChars/2), clip(rec.reply, learnMaxTurnChars/2))
-	facts, err := a.askFacts(ctx, learnPrompt, b.String(), learnMaxTokens)
+	replyChars := learnMaxTurnChars / 2
+	if len(recs) > 1 {
+		replyChars = learnMaxReplyChars
+	}
+	b.WriteString("\nExchanges, oldest first:\n")
+	for _, r := range recs {
+		fmt.Fprintf(&b, "\nuser: %s\nassistant: %s\n", clip(r.user, learnMaxTurnChars/2), clip(r.reply, replyChars))
+	}
+	maxFacts := min(learnMaxFacts*len(recs), learnMaxBatchFacts)
+	facts, err := a.askFacts(ctx, fmt.Sprintf(learnPrompt, maxFacts), b.String(), learnMaxTokens+learnMaxTokens/2*(min(len(recs), 5)-1))
 	if err != nil {
 		return err
 	}
-	if len(facts) > learnMaxFacts {
-		facts = facts[:learnMaxFacts]
+	if len(facts) > maxFacts {
+		facts = facts[:maxFacts]
 	}
 	if len(facts) == 0 {
 		return nil
@@ -203,7 +235,7 @@ func (a *Agent) learn(ctx context.Context, rec *turnRecord) error {
 		return err
 	}
 	if len(added) > 0 {
-		a.log.Info("learned facts", "session", rec.key, "added", len(added))
+		a.log.Info("learned facts", "session", key, "added", len(added))
 	}
 	if over {
 		a.consolidateFacts(ctx, scope)
@@ -250,8 +282,8 @@ func scopeName(scope string) string {
 // answer, tolerating prose or a code fence around the JSON.
 func (a *Agent) askFacts(ctx context.Context, system, user string, maxTokens int) ([]string, error) {
 	zero := 0.0
-	resp, err := a.provider.Chat(ctx, &providers.Request{
-		Model: a.model,
+	resp, err := a.learning.provider.Chat(ctx, &providers.Request{
+		Model: a.learning.model,
 		Messages: []providers.Message{
 			{Role: providers.RoleSystem, Content: system},
 			{Role: providers.RoleUser, Content: user},
@@ -260,6 +292,9 @@ func (a *Agent) askFacts(ctx context.Context, system, user string, maxTokens int
 		MaxTokens:   maxTokens,
 	})
 	if err != nil {
+		if a.learning.separate {
+			return nil, fmt.Errorf("ask the learning model %s: %w", a.learning.model, err)
+		}
 		return nil, fmt.Errorf("ask %s: %w", a.providerName, err)
 	}
 	text := resp.Message.Content

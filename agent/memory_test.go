@@ -225,7 +225,7 @@ func TestLearningIsPerSessionAndNeverFailsTheTurn(t *testing.T) {
 	// Another person: the fact is not in their prompt; a broken learning
 	// answer is logged and the reply is unaffected.
 	srv.Enqueue(providertest.Text("hello"), providertest.Text("I cannot do JSON"))
-	reply, err := a.Process(ctx, agent.Request{SessionKey: "telegram:2", Text: "hi"})
+	reply, err := a.Process(ctx, agent.Request{SessionKey: "telegram:2", Text: "hi, I am new here"})
 	if err != nil || reply.Text != "hello" {
 		t.Fatalf("reply %+v %v", reply, err)
 	}

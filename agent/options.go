@@ -213,10 +213,27 @@ type MemoryOptions struct {
 	// session sees, instead of the session's own memory. Only for a
 	// workspace that serves one person.
 	LearnShared bool
-	// LearnTimeout bounds the learning step after a turn; zero means
-	// DefaultLearnTimeout. A compaction after the turn is bounded by
-	// LimitOptions.Timeout instead.
+	// LearnTimeout bounds one learning request (and the consolidation
+	// that may follow it); zero means DefaultLearnTimeout. A compaction
+	// after the turn is bounded by LimitOptions.Timeout instead.
 	LearnTimeout time.Duration
+	// LearnEvery is how many exchanges of a session are gathered into one
+	// learning request; zero means DefaultLearnEvery and 1 learns after
+	// every turn. Exchanges still waiting are learned from when the
+	// session goes idle (LearnIdle) and when [Agent.Wait] or
+	// [Agent.Shutdown] runs.
+	LearnEvery int
+	// LearnIdle is how long a session with exchanges waiting to be learned
+	// from may stay without a new turn before they are learned from; zero
+	// means DefaultLearnIdle and a negative value waits for LearnEvery
+	// exchanges or for Wait or Shutdown.
+	LearnIdle time.Duration
+	// LearnProvider and LearnModel name a (cheaper) model for learning and
+	// for the consolidation of learned facts; nil and "" mean the agent's
+	// own provider and model. A LearnModel without a LearnProvider is
+	// asked of the agent's provider.
+	LearnProvider Provider
+	LearnModel    string
 }
 
 // CommandOptions configure the slash commands and the per-session

@@ -51,7 +51,7 @@ func TestLearnedFactsFollowThePerson(t *testing.T) {
 			}
 
 			srv.Enqueue(providertest.Text("Oolong."), providertest.Text(`{"facts": []}`))
-			if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:default", Channel: "cli", Text: "what tea?"}); err != nil {
+			if _, err := a.Process(ctx, agent.Request{SessionKey: "cli:default", Channel: "cli", Text: "what tea do I take?"}); err != nil {
 				t.Fatal(err)
 			}
 			a.Wait()
@@ -60,7 +60,7 @@ func TestLearnedFactsFollowThePerson(t *testing.T) {
 			}
 
 			srv.Enqueue(providertest.Text("hello"), providertest.Text(`{"facts": []}`))
-			if _, err := a.Process(ctx, agent.Request{SessionKey: "telegram:2", Channel: "telegram", Text: "hi"}); err != nil {
+			if _, err := a.Process(ctx, agent.Request{SessionKey: "telegram:2", Channel: "telegram", Text: "hi, I am new here"}); err != nil {
 				t.Fatal(err)
 			}
 			a.Wait()

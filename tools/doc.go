@@ -96,7 +96,18 @@
 // rebinding. The guard is package
 // github.com/joshbot/joshbot/sandbox/egress, the one that channel
 // attachment downloads and the MCP client's HTTP servers go through too.
-// [RegisterWebSearch] adds web_search and its aliases, falling back
-// across [SearchBackend]s (DuckDuckGo by default, Exa when configured);
-// the default endpoints are reached through the same guard.
+// [RegisterWebSearch] adds web_search and its aliases web_code,
+// web_company and web_research, falling back across [SearchBackend]s in
+// order, each under its share of what is left of the turn: typically
+// [NewExaCLI] (an exa executable), [NewExaMCP] (Exa's tools on an MCP
+// server, found through [MCPTools]), [NewExa] (the Exa API) and
+// [NewDuckDuckGo], whose answer after the others failed is marked
+// degraded. The default endpoints are reached through the same guard.
+//
+// # One file tool, and profiles
+//
+// [RegisterFilesystemTool] adds the filesystem tool, which runs the file
+// tool its operation argument names through the registry.
+// [RegisterSubagentProfiles] adds subagent_profiles, which edits the
+// subagent profiles over [ConfigAccess], each write approved by a human.
 package tools

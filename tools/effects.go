@@ -32,6 +32,7 @@ var (
 	_ Actor = (*sendFileTool)(nil)
 	_ Actor = (*cronTool)(nil)
 	_ Actor = (*configTool)(nil)
+	_ Actor = (*profilesTool)(nil)
 	_ Actor = (*subagentTool)(nil)
 	_ Actor = (*parallelTool)(nil)
 	_ Actor = (*chainTool)(nil)

@@ -29,8 +29,10 @@ func builtinRegistry(t *testing.T) *Registry {
 		}
 	}
 	must(RegisterFilesystem(reg, ws))
+	must(RegisterFilesystemTool(reg))
 	must(RegisterCron(reg, nopCron{}, time.Now))
 	must(RegisterConfig(reg, nopConfig{}, nil))
+	must(RegisterSubagentProfiles(reg, nopConfig{}, nil))
 	lt, err := memory.OpenLongTerm(ws, nil)
 	must(err)
 	must(RegisterMemorySearch(reg, lt))

@@ -56,6 +56,9 @@ type DuckDuckGoOptions struct {
 	// Client sends the requests. Nil means searchClient(URL): for the
 	// public default endpoint, a client guarded by package egress.
 	Client *http.Client
+	// EngineTimeout bounds one request to the engine, within whatever
+	// deadline the search already has; zero means 10s.
+	EngineTimeout time.Duration
 }
 
 // NewDuckDuckGo returns the keyless DuckDuckGo HTML backend.
@@ -71,12 +74,17 @@ func NewDuckDuckGo(opts *DuckDuckGoOptions) SearchBackend {
 	if d.client == nil {
 		d.client = searchClient(opts.URL)
 	}
+	d.engineTimeout = opts.EngineTimeout
+	if d.engineTimeout <= 0 {
+		d.engineTimeout = 10 * time.Second
+	}
 	return d
 }
 
 type duckDuckGo struct {
-	url    string
-	client *http.Client
+	url           string
+	client        *http.Client
+	engineTimeout time.Duration
 }
 
 func (d *duckDuckGo) Name() string { return "duckduckgo" }
@@ -87,6 +95,8 @@ var (
 )
 
 func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.engineTimeout)
+	defer cancel()
 	form := url.Values{"q": {q.Text}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -306,7 +316,6 @@ type webSearch struct {
 	backends []SearchBackend
 	health   *backendHealth
 	reserve  time.Duration
-	now      func() time.Time
 }
 
 // webSearchTool is one operation: web_search, web_code, web_company or
@@ -356,7 +365,6 @@ func newWebSearchTools(opts *WebSearchOptions) []Tool {
 		backends: o.Backends,
 		health:   &backendHealth{until: map[string]time.Time{}, cooldown: o.Cooldown, now: o.Now},
 		reserve:  o.FinishReserve,
-		now:      o.Now,
 	}
 	return []Tool{
 		&webSearchTool{name: "web_search", what: "the web", budget: o.SearchTimeout, s: s},
@@ -398,18 +406,22 @@ func (t *webSearchTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 	return t.s.run(ctx, t, q)
 }
 
-// run tries each backend under its own sub-deadline: the operation's
-// budget, clamped to an even share (among the backends not yet tried) of
-// what is left of the turn minus the finish reserve. A slow backend can
-// neither eat the time the agent needs to reply nor starve the fallback.
+// run tries each backend under its own sub-deadline: an even share (among
+// the backends not yet tried) of what is left of the operation, which ends
+// when its budget is spent or when the turn's deadline minus the finish
+// reserve passes, whichever is first. A slow backend can neither eat the
+// time the agent needs to reply nor starve the fallback.
 func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (string, error) {
 	var failures []string
 	order := s.health.order(t.name, s.backends)
+	// Deadlines are wall-clock time, as the context's is, whatever clock
+	// the health map is given.
+	end := time.Now().Add(t.budget)
+	if dl, ok := ctx.Deadline(); ok {
+		end = minTime(end, dl.Add(-s.reserve))
+	}
 	for i, b := range order {
-		per := t.budget
-		if dl, ok := ctx.Deadline(); ok {
-			per = min(per, (time.Until(dl)-s.reserve)/time.Duration(len(order)-i))
-		}
+		per := time.Until(end) / time.Duration(len(order)-i)
 		if per <= 0 {
 			failures = append(failures, b.Name()+": skipped, no time left in the turn")
 			break
@@ -435,18 +447,31 @@ func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (s
 
 func formatResults(t *webSearchTool, backend string, q SearchQuery, res []SearchResult, failures []string) string {
 	var b strings.Builder
+	degraded := backend == "duckduckgo" && len(failures) > 0
+	if degraded {
+		who := "the other search backends"
+		for _, f := range failures {
+			if strings.HasPrefix(f, "exa") {
+				who = "Exa"
+			}
+		}
+		fmt.Fprintf(&b, "Degraded/best-effort: results from DuckDuckGo after %s failed: %s.\n\n", who, strings.Join(failures, "; "))
+	}
 	fmt.Fprintf(&b, "Results for %q (via %s)", q.Text, backend)
 	if q.Category != "" && backend == "duckduckgo" {
 		b.WriteString(" [degraded/best-effort: a general web search, not a " + q.Category + " search]")
 	}
 	b.WriteString(":\n")
 	for i, r := range res {
-		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, r.Title, r.URL)
+		fmt.Fprintf(&b, "\n%d. %s\n", i+1, r.Title)
+		if r.URL != "" {
+			fmt.Fprintf(&b, "   %s\n", r.URL)
+		}
 		if r.Snippet != "" {
 			fmt.Fprintf(&b, "   %s\n", r.Snippet)
 		}
 	}
-	if len(failures) > 0 {
+	if len(failures) > 0 && !degraded {
 		b.WriteString("\n(fell back after: " + strings.Join(failures, "; ") + ")\n")
 	}
 	return fence.Wrap(t.name+":"+backend, b.String(), &fence.Options{Origin: "search results from the web"})
@@ -463,4 +488,11 @@ func searchClient(endpoint string) *http.Client {
 		return &http.Client{Timeout: 30 * time.Second}
 	}
 	return (&egress.Guard{}).Client(30 * time.Second)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

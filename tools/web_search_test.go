@@ -119,7 +119,7 @@ func TestWebSearchFallbackAndHealth(t *testing.T) {
 	q := json.RawMessage(`{"query":"x"}`)
 
 	out, err := search.Execute(context.Background(), q)
-	if err != nil || !strings.Contains(out, "via duckduckgo") || !strings.Contains(out, "fell back after: exa: HTTP 500") {
+	if err != nil || !strings.Contains(out, "via duckduckgo") || !strings.Contains(out, "Degraded/best-effort: results from DuckDuckGo after Exa failed: exa: HTTP 500.") {
 		t.Fatalf("first call: %q, %v", out, err)
 	}
 	if exa.calls != 1 || ddg.calls != 1 {

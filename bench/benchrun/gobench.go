@@ -11,11 +11,19 @@ import (
 // goBenches are the go test benchmarks the report carries, with the
 // package that holds them. A pattern that matches nothing is skipped, so a
 // benchmark that arrives later only needs a line here.
-var goBenches = []struct{ dir, pattern string }{
-	{"agent", "BenchmarkTurnOneToolCall$"},
-	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)"},
-	{"tools", "Benchmark(MemorySearch|SessionSearch)"},
-	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$"},
+//
+// A perTurn benchmark contributes only its own per-turn metrics: its time
+// and allocations are those of a whole scripted conversation, which say
+// nothing the per-turn figures do not.
+var goBenches = []struct {
+	dir, pattern string
+	perTurn      bool
+}{
+	{"agent", "BenchmarkTurnOneToolCall$", false},
+	{"agent", "BenchmarkConversationTokens$", true},
+	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)", false},
+	{"tools", "Benchmark(MemorySearch|SessionSearch)", false},
+	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$", false},
 }
 
 func runGoBenchmarks(root string) ([]Figure, error) {
@@ -27,10 +35,50 @@ func runGoBenchmarks(root string) ([]Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("go test -bench in %s: %v\n%s", gb.dir, err, out)
 		}
-		figs = append(figs, parseBench(gb.dir, string(out))...)
+		figs = append(figs, goFigures(gb.dir, string(out), gb.perTurn)...)
 	}
 	return figs, nil
 }
+
+// goFigures are the report's figures from one package's benchmark
+// output: every metric, or for a perTurn benchmark its per-turn metrics
+// and, from the conversation benchmark's batched run, learning's token
+// overhead judged against its target.
+func goFigures(pkg, out string, perTurn bool) []Figure {
+	figs := parseBench(pkg, out)
+	if !perTurn {
+		return figs
+	}
+	kept := figs[:0]
+	var learn, all []float64
+	for _, f := range figs {
+		if !strings.HasSuffix(f.Unit, "/turn") {
+			continue
+		}
+		kept = append(kept, f)
+		if f.Name == "BenchmarkConversationTokens/learning=batched" {
+			switch f.Unit {
+			case "learn-tokens/turn":
+				learn = f.Samples
+			case "tokens/turn":
+				all = f.Samples
+			}
+		}
+	}
+	if len(learn) > 0 && len(learn) == len(all) {
+		pct := make([]float64, len(learn))
+		for i := range learn {
+			pct[i] = 100 * learn[i] / (all[i] - learn[i])
+		}
+		kept = append(kept, Figure{Name: "learning's token overhead, batched, over the 30-turn conversation's own tokens", Unit: "%",
+			Target: learningOverheadTarget, Samples: pct, Note: "go test -bench, " + pkg})
+	}
+	return kept
+}
+
+// learningOverheadTarget is the most learning may add to a conversation's
+// tokens, in percent (issue 24).
+const learningOverheadTarget = 15
 
 // parseBench folds repeated lines of `go test -bench` output into one
 // figure per benchmark and metric (time per op, allocations per op, MB/s).
@@ -59,6 +107,11 @@ func parseBench(pkg, out string) []Figure {
 				v, unit = v/1e6, "ms/op"
 			case "allocs/op", "MB/s":
 			default:
+				// A benchmark's own per-turn metrics (b.ReportMetric),
+				// such as the tokens a conversation costs per turn.
+				if strings.HasSuffix(unit, "/turn") {
+					break
+				}
 				continue
 			}
 			k := key{name, unit}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"math"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,7 @@ func TestParseBench(t *testing.T) {
 BenchmarkTurnOneToolCall-2   	     300	   3000000 ns/op	  213087 B/op	     169 allocs/op
 BenchmarkTurnOneToolCall-2   	     300	   5000000 ns/op	  213087 B/op	     171 allocs/op
 BenchmarkSSEDecode-2   	 100	 800000 ns/op	  90.5 MB/s	 11000 B/op	 394 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 53.00 learn-tokens/turn	 4369 tokens/turn	 1.233 requests/turn	 900000 B/op	 9000 allocs/op
 PASS`
 	figs := parseBench("agent", out)
 	got := map[string]Figure{}
@@ -49,8 +51,15 @@ PASS`
 	if f := got["BenchmarkSSEDecode MB/s"]; len(f.Samples) != 1 || f.Samples[0] != 90.5 {
 		t.Errorf("MB/s samples = %v", f.Samples)
 	}
-	if len(figs) != 5 {
-		t.Errorf("got %d figures, want 5: %+v", len(figs), figs)
+	// A benchmark's own per-turn metrics (b.ReportMetric) are figures too.
+	if f := got["BenchmarkConversationTokens/learning=batched tokens/turn"]; len(f.Samples) != 1 || f.Samples[0] != 4369 {
+		t.Errorf("tokens/turn samples = %v", f.Samples)
+	}
+	if f := got["BenchmarkConversationTokens/learning=batched learn-tokens/turn"]; len(f.Samples) != 1 || f.Samples[0] != 53 {
+		t.Errorf("learn-tokens/turn samples = %v", f.Samples)
+	}
+	if len(figs) != 10 {
+		t.Errorf("got %d figures, want 10: %+v", len(figs), figs)
 	}
 }
 
@@ -110,5 +119,32 @@ func TestParseParts(t *testing.T) {
 	}
 	if _, err := parseParts("serve,disk"); err == nil || !strings.Contains(err.Error(), `"disk"`) {
 		t.Fatalf("an unknown part was not named in the error: %v", err)
+	}
+}
+
+// The report judges learning's token overhead in the 30-turn conversation
+// against the 15% target, from the batched run's per-turn figures, and
+// keeps only the per-turn figures of that benchmark.
+func TestLearningOverheadFigure(t *testing.T) {
+	out := `BenchmarkConversationTokens/learning=off-2   	 3	 90000000 ns/op	 0 learn-tokens/turn	 4296 tokens/turn	 1.167 requests/turn	 900 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 53.00 learn-tokens/turn	 4369 tokens/turn	 1.233 requests/turn	 900 allocs/op
+BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 60.00 learn-tokens/turn	 4376 tokens/turn	 1.233 requests/turn	 900 allocs/op
+`
+	figs := goFigures("agent", out, true)
+	var overhead *Figure
+	for i, f := range figs {
+		if f.Unit == "ms/op" || f.Unit == "allocs/op" {
+			t.Errorf("figure %s %s kept for a per-turn benchmark", f.Name, f.Unit)
+		}
+		if strings.HasPrefix(f.Name, "learning's token overhead") {
+			overhead = &figs[i]
+		}
+	}
+	if overhead == nil {
+		t.Fatalf("no overhead figure in %+v", figs)
+	}
+	if overhead.Target != 15 || overhead.Unit != "%" || len(overhead.Samples) != 2 ||
+		math.Abs(overhead.Samples[0]-100*53.0/(4369-53)) > 1e-9 || math.Abs(overhead.Samples[1]-100*60.0/(4376-60)) > 1e-9 {
+		t.Errorf("overhead figure %+v", *overhead)
 	}
 }

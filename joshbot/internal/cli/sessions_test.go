@@ -233,7 +233,9 @@ func TestMemoryStatusAndConsolidate(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to consolidate") {
 		t.Fatalf("consolidate empty %+v", r)
 	}
-	for _, q := range []string{"how do I water tomato plants", "tomato plants watering again", "tomato plants leaves yellow"} {
+	// Each message is in the first person, so each is sent to learning
+	// (the agent skips messages its heuristic finds nothing to learn in).
+	for _, q := range []string{"how do I water tomato plants", "my tomato plants watering again", "my tomato plants leaves yellow"} {
 		srv.Enqueue(providertest.Text("answer about "+q), providertest.Text(`{"facts":["The user grows tomato plants"]}`))
 		if r := runCLI(t, "", "--config", cfgPath, "agent", "-m", q); r.code != 0 {
 			t.Fatalf("turn %+v", r)

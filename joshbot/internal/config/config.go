@@ -114,6 +114,10 @@ type AgentDefaults struct {
 	// see [Owner]); "session", keeping it to the one conversation; or
 	// "shared", writing everyone's to MEMORY.md.
 	LearnScope string `json:"learn_scope,omitempty"`
+	// LearningModel is a (cheaper) model for the learning step, resolved
+	// like models_config.agent.model (see Config.ResolveLearningModel);
+	// empty means the agent's own model.
+	LearningModel string `json:"learning_model,omitempty"`
 	// DreamMode is "off" (the default when empty), "record" or "full".
 	DreamMode string `json:"dream_mode,omitempty"`
 	// HealTimeouts is "", "off" or "bump": with "bump" each turn timeout in

@@ -45,8 +45,10 @@ type Tools struct {
 
 // Web configures the web tools.
 type Web struct {
-	// Backends orders the search backends, from "exa" and "duckduckgo".
-	// Empty means exa first when it has a key, then duckduckgo.
+	// Backends orders the search backends, from "exa-cli" (an exa
+	// executable on PATH), "exa-mcp" (Exa's tools on an MCP server), "exa"
+	// (the Exa API, with a key) and "duckduckgo". Empty means each of them
+	// that is available, in that order.
 	Backends []string `json:"backends,omitempty"`
 	// ExaAPIKeyEnv names the environment variable holding the Exa key.
 	ExaAPIKeyEnv string `json:"exa_api_key_env,omitempty"`
@@ -112,8 +114,8 @@ func (t *Tools) validate() error {
 	}
 	w := &t.Web
 	for _, b := range w.Backends {
-		if b != "exa" && b != "duckduckgo" {
-			return fmt.Errorf("tools.web.backends has %q: use \"exa\" and/or \"duckduckgo\"", b)
+		if b != "exa-cli" && b != "exa-mcp" && b != "exa" && b != "duckduckgo" {
+			return fmt.Errorf("tools.web.backends has %q: use \"exa-cli\", \"exa-mcp\", \"exa\" and/or \"duckduckgo\"", b)
 		}
 	}
 	if w.ExaAPIKey != "" && w.ExaAPIKeyEnv != "" {

@@ -44,7 +44,11 @@ func SetFileKey(path, key string, value any) error {
 		}
 		m = next
 	}
-	m[parts[len(parts)-1]] = value
+	if value == nil {
+		delete(m, parts[len(parts)-1])
+	} else {
+		m[parts[len(parts)-1]] = value
+	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -83,8 +87,20 @@ var SafeKeys = []SafeKey{
 	{"agents.defaults.heal_timeouts", "\"bump\" or \"off\"", oneOf("bump", "off")},
 }
 
-// ParseSafe checks key against [SafeKeys] and value against its rule.
+// ProfileKeyPrefix starts the one kind of key beside [SafeKeys] that the
+// config tools may set: agents.profiles.<name>, whose value is a whole
+// subagent profile as a JSON object, or null to delete it. A profile only
+// narrows what a delegated run may use; the tool that writes one asks a
+// human first.
+const ProfileKeyPrefix = "agents.profiles."
+
+// ParseSafe checks key against [SafeKeys] and value against its rule. For
+// agents.profiles.<name> the value is a JSON [AgentProfile] with no unknown
+// field, or null (returned as nil: [SetFileKey] then deletes the key).
 func ParseSafe(key, value string) (any, error) {
+	if name, ok := strings.CutPrefix(key, ProfileKeyPrefix); ok {
+		return parseProfile(name, value)
+	}
 	for _, k := range SafeKeys {
 		if k.Key == key {
 			v, err := k.parse(strings.TrimSpace(value))
@@ -98,8 +114,33 @@ func ParseSafe(key, value string) (any, error) {
 	for i, k := range SafeKeys {
 		names[i] = k.Key
 	}
+	names = append(names, ProfileKeyPrefix+"<name>")
 	sort.Strings(names)
 	return nil, fmt.Errorf("%s cannot be changed from a conversation; changeable keys: %s", key, strings.Join(names, ", "))
+}
+
+// parseProfile reads one agents.profiles entry for [ParseSafe]; the file's
+// validation checks the rest (the name's form, the model id, bounds).
+func parseProfile(name, value string) (any, error) {
+	if name == "" || strings.Contains(name, ".") {
+		return nil, fmt.Errorf("agents.profiles key %q: use a short name without dots, spaces or slashes", name)
+	}
+	value = strings.TrimSpace(value)
+	if value == "null" {
+		return nil, nil
+	}
+	var p config.AgentProfile
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s%s: %v (a JSON object with description, model, tools, prompt and max_iterations, or null to delete)", ProfileKeyPrefix, name, err)
+	}
+	var v map[string]any
+	b, _ := json.Marshal(p)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func intRange(lo, hi int) func(string) (any, error) {

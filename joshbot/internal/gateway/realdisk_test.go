@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/channels/channeltest"
@@ -75,15 +76,34 @@ func TestGatewayOnARealFullDiskChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunk := make([]byte, 4096)
-	for {
-		if _, err := filler.Write(chunk); err != nil {
-			break
+	// The gateway frees a page now and then (a temp file it could not
+	// finish, a settled record), so a filler that stopped at the first
+	// ENOSPC would let a later save through by chance: keep taking every
+	// page that comes free until the disk is cleared.
+	stopFill, filled := make(chan struct{}), make(chan struct{})
+	full := make(chan struct{})
+	go func() {
+		defer close(filled)
+		chunk, once := make([]byte, 4096), false
+		for {
+			if _, err := filler.Write(chunk); err != nil {
+				if !once {
+					once = true
+					close(full)
+				}
+				select {
+				case <-stopFill:
+					return
+				case <-time.After(100 * time.Microsecond):
+				}
+			}
 		}
-	}
-	filler.Sync()
+	}()
+	<-full
 	ask("2", 2)
 	ask("3", 3)
+	close(stopFill)
+	<-filled
 	filler.Close()
 	os.Remove(filler.Name())
 	got := ask("4", 4)

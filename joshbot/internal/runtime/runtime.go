@@ -159,11 +159,15 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
 		return nil, fmt.Errorf("workspace tools: %w", err)
 	}
+	if err := tools.RegisterFilesystemTool(reg); err != nil {
+		return nil, fmt.Errorf("workspace tools: %w", err)
+	}
 	tuner, err := bumpBudgets(cfg, home, o.Logger)
 	if err != nil {
 		return nil, err
 	}
-	closeTools, err := o.registerShellAndWeb(reg, cfg, home, ws)
+	exaMCP := &mcpSearchTools{}
+	closeTools, err := o.registerShellAndWeb(reg, cfg, home, ws, exaMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +188,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	exaMCP.m.Store(mcpm)
 	d := cfg.Agents.Defaults
 	opts := &agent.Options{
 		Tools:     reg,
@@ -209,6 +214,10 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	}
 	rt := &Runtime{Config: cfg, ConfigPath: cfgPath, Home: home, Endpoint: ep, Sessions: store, Memory: lt,
 		Health: o.Health, MCP: mcpm, Logger: o.Logger, stdout: o.Stdout, close: closeTools}
+	if err := o.learningModel(cfg, cfgPath, opts); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if err := o.extend(rt, ws, reg, opts); err != nil {
 		rt.Close()
 		return nil, err

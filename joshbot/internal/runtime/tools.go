@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/mcpclient"
 	"github.com/joshbot/joshbot/sandbox"
 	"github.com/joshbot/joshbot/tools"
 )
@@ -21,7 +26,10 @@ import (
 //
 // The returned closeJobs kills the shell's background jobs; call it before
 // the program exits.
-func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string) (closeJobs func(), err error) {
+//
+// mcp is where the Exa MCP search leg finds Exa's tools once the MCP
+// servers are launched (after this, as their tools register here too).
+func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string, mcp *mcpSearchTools) (closeJobs func(), err error) {
 	log := o.Logger
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
@@ -84,7 +92,7 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
 		return nil, fmt.Errorf("web_fetch: %w", err)
 	}
-	backends, err := searchBackends(&tc.Web)
+	backends, err := searchBackends(&tc.Web, mcp, slices.ContainsFunc(cfg.MCP.Names(), func(n string) bool { return cfg.MCP.Servers[n].IsEnabled() }))
 	if err != nil {
 		return nil, err
 	}
@@ -99,21 +107,33 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 	})
 }
 
-// searchBackends builds the backends in the configured order; by default
-// Exa first when it has a key, then the keyless DuckDuckGo.
-func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
+// searchBackends builds the backends in the configured order. By default
+// the chain is exa-cli (when an exa executable is on PATH at start), Exa
+// over MCP (when an MCP server is enabled), the Exa API (when it has a
+// key), then the keyless DuckDuckGo.
+func searchBackends(w *config.Web, mcp *mcpSearchTools, mcpEnabled bool) ([]tools.SearchBackend, error) {
 	key, err := w.ExaKey()
 	if err != nil {
 		return nil, err
 	}
 	order := w.Backends
 	if len(order) == 0 {
-		order = []string{"exa", "duckduckgo"}
+		order = []string{"exa-cli", "exa-mcp", "exa", "duckduckgo"}
+		if _, err := exec.LookPath("exa"); err != nil {
+			order = order[1:]
+		}
+		if !mcpEnabled {
+			order = slices.DeleteFunc(order, func(n string) bool { return n == "exa-mcp" })
+		}
 	}
 	client := searchHTTPClient()
 	var out []tools.SearchBackend
 	for _, name := range order {
 		switch name {
+		case "exa-cli":
+			out = append(out, tools.NewExaCLI(&tools.ExaCLIOptions{APIKey: key}))
+		case "exa-mcp":
+			out = append(out, tools.NewExaMCP(mcp))
 		case "exa":
 			if key == "" {
 				if len(w.Backends) > 0 {
@@ -131,6 +151,27 @@ func searchBackends(w *config.Web) ([]tools.SearchBackend, error) {
 		}
 	}
 	return out, nil
+}
+
+// mcpSearchTools is the Exa MCP leg's view of the MCP manager, which is
+// started after the search tools are registered: until set, and for a
+// server that is down, it offers nothing.
+type mcpSearchTools struct {
+	m atomic.Pointer[mcpclient.Manager]
+}
+
+// MCPTool returns the tool a connected server offers as remote.
+func (s *mcpSearchTools) MCPTool(remote string) (tools.Tool, bool) {
+	m := s.m.Load()
+	if m == nil {
+		return nil, false
+	}
+	for _, t := range m.Tools() {
+		if strings.HasSuffix(t.Name(), "__"+remote) {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 func searchHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }
