@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/memory"
@@ -228,11 +229,12 @@ func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
 	bin := binary(t)
 	clearProviderEnv(t)
 	srv := providertest.NewServer(t)
-	srv.Enqueue(
-		providertest.Text("first answer"),
-		// The learning step's request fails after the prompt is back.
-		providertest.Reply{Status: 400, Delay: 1500 * time.Millisecond},
-	)
+	// The learning step runs once per agent.DefaultLearnEvery exchanges
+	// worth learning from; its request fails after the prompt is back.
+	for i := 1; i <= agent.DefaultLearnEvery; i++ {
+		srv.Enqueue(providertest.Text(fmt.Sprintf("answer %d", i)))
+	}
+	srv.Enqueue(providertest.Reply{Status: 400, Delay: 1500 * time.Millisecond})
 	cfgPath := scriptedConfig(t, srv)
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
@@ -247,9 +249,11 @@ func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
 	s.tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "30", "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.waitFor("scripted-model>")
-	s.keys(true, "hello")
-	s.keys(false, "Enter")
-	s.waitFor("first answer")
+	for i := 1; i <= agent.DefaultLearnEvery; i++ {
+		s.keys(true, fmt.Sprintf("I live in Paris, fact %d.", i))
+		s.keys(false, "Enter")
+		s.waitFor(fmt.Sprintf("answer %d", i))
+	}
 	s.keys(true, "half typed")
 	s.waitFor("scripted-model> half typed")
 	scr := s.waitFor("learning step failed")
