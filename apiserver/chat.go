@@ -211,7 +211,7 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if q.isBroken() || (ev.Progress == nil && ev.Delta == "") {
+		if q.isBroken() || (ev.Progress == nil && ev.Delta == "" && ev.Waiting <= 0) {
 			return
 		}
 		if behind {
@@ -221,9 +221,12 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 		var f []byte
 		var ferr error
 		roleSent := st.roleSent
-		if ev.Progress != nil {
+		switch {
+		case ev.Progress != nil:
 			f, ferr = progressFrame(ev.Progress)
-		} else {
+		case ev.Waiting > 0 && ev.Delta == "":
+			f = waitingFrame(ev.Waiting)
+		default:
 			f, ferr = st.deltaFrame(ev.Delta)
 		}
 		if ferr != nil {
@@ -235,9 +238,10 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 			st.roleSent = roleSent
 			return
 		}
-		if ev.Progress != nil {
+		switch {
+		case ev.Progress != nil:
 			sent = newStreamed()
-		} else {
+		case ev.Delta != "":
 			sent.add(ev.Delta)
 		}
 	})

@@ -45,6 +45,9 @@
 // never see it; joshbot's web page reads it to show what the agent is doing.
 // The JSON object has the fields of [Progress]; more may be added.
 //
+// While the model has not begun answering, [Event] Waiting is carried the
+// same way, as ": joshbot.waiting {"seconds":12}" ([WaitingPrefix]).
+//
 // # Security
 //
 // Bearer keys are compared in constant time and never logged or echoed;

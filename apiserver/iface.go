@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Agent runs conversational turns. The joshbot binary adapts its ReAct agent
@@ -39,6 +40,10 @@ type Event struct {
 	Delta string
 	// Progress reports a tool the agent is running; nil for text.
 	Progress *Progress
+	// Waiting, when positive, says the model has not begun answering a
+	// request sent this long ago; a stream carries it as a
+	// joshbot.waiting comment (see the package documentation).
+	Waiting time.Duration
 }
 
 // Progress describes a tool call the agent started, for the optional

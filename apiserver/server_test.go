@@ -535,3 +535,33 @@ func TestRejectionNamesTheKeysSetting(t *testing.T) {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 }
+
+// TestChatStreamWaitingComment: while the model has not begun, a streamed
+// turn's Waiting events reach the client as SSE comments (which standard
+// clients ignore), and the answer that follows is whole.
+func TestChatStreamWaitingComment(t *testing.T) {
+	ag := &fakeAgent{
+		events: []Event{{Waiting: 2 * time.Second}, {Waiting: 4 * time.Second}, {Delta: "Hel"}, {Delta: "lo"}},
+		res:    &TurnResult{Text: "Hello"},
+	}
+	s, _ := newTestServer(t, &Options{Agent: ag})
+	w := do(t, s, "POST", "/v1/chat/completions", testKey, `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	if w.Code != 200 {
+		t.Fatalf("status %d", w.Code)
+	}
+	st := parseSSE(t, w.Body.String())
+	if !st.done || len(st.comments) != 2 || st.comments[0] != ` joshbot.waiting {"seconds":2}` || st.comments[1] != ` joshbot.waiting {"seconds":4}` {
+		t.Fatalf("done=%v comments=%q", st.done, st.comments)
+	}
+	var text strings.Builder
+	for _, c := range decodeChunks(t, st.data) {
+		for _, ch := range c.Choices {
+			if ch.Delta.Content != nil {
+				text.WriteString(*ch.Delta.Content)
+			}
+		}
+	}
+	if text.String() != "Hello" {
+		t.Fatalf("text %q", text.String())
+	}
+}

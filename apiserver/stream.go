@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -12,6 +13,16 @@ import (
 // conforming SSE parser, the official OpenAI clients included, so the
 // extension costs a standard client nothing; joshbot's own page reads them.
 const ProgressPrefix = ": joshbot.progress "
+
+// WaitingPrefix starts the SSE comment line that says the model has not
+// begun answering yet: ": joshbot.waiting {"seconds":12}". Like the
+// progress comment it costs a standard client nothing, and it keeps the
+// connection busy for proxies while the model is silent.
+const WaitingPrefix = ": joshbot.waiting "
+
+func waitingFrame(d time.Duration) []byte {
+	return fmt.Appendf([]byte(WaitingPrefix), "{\"seconds\":%d}\n\n", int(d.Round(time.Second)/time.Second))
+}
 
 // stream writes one chat completion as server-sent events in the form the
 // OpenAI clients parse: data frames of chat.completion.chunk objects with

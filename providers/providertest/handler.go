@@ -12,6 +12,9 @@ import (
 	"github.com/joshbot/joshbot/providers"
 )
 
+// modelID is the one model GET .../models lists.
+const modelID = "scripted-model"
+
 // Request is one request the handler received, decoded.
 type Request struct {
 	// Model is the requested model id.
@@ -155,9 +158,15 @@ func (h *Handler) Close() {
 // ServeHTTP answers one chat-completions request from the script.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
+	if strings.HasSuffix(path, "/models") && r.Method == http.MethodGet {
+		// The model list a client probes before use; never scripted.
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"`+modelID+`","object":"model","owned_by":"providertest"}]}`)
+		return
+	}
 	chat := strings.HasSuffix(path, "/chat/completions")
 	if !chat && !strings.HasSuffix(path, "/embeddings") && !strings.HasSuffix(path, "/audio/transcriptions") {
-		h.fail(w, http.StatusNotFound, fmt.Sprintf("providertest: unexpected %s %s; only POST .../chat/completions, .../embeddings and .../audio/transcriptions are served", r.Method, r.URL.Path))
+		h.fail(w, http.StatusNotFound, fmt.Sprintf("providertest: unexpected %s %s; only POST .../chat/completions, .../embeddings and .../audio/transcriptions and GET .../models are served", r.Method, r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodPost {

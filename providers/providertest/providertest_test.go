@@ -91,7 +91,7 @@ func TestWrongPathFailsTest(t *testing.T) {
 	rec := &recorder{}
 	srv := providertest.NewServer(rec)
 	defer rec.finish()
-	resp, err := http.Get(srv.URL() + "/models")
+	resp, err := http.Get(srv.URL() + "/files")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestWrongPathFailsTest(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("status = %d, want 404", resp.StatusCode)
 	}
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "unexpected GET /v1/models") {
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "unexpected GET /v1/files") {
 		t.Errorf("failures = %q", rec.errs)
 	}
 }
@@ -277,4 +277,22 @@ func ExampleNewHandler() {
 	}
 	fmt.Println(resp.Message.Content)
 	// Output: you sent 1 messages
+}
+
+// TestListsModels: GET .../models answers the OpenAI model list, as the
+// servers a client probes before use do, without touching the script.
+func TestListsModels(t *testing.T) {
+	srv := providertest.NewServer(t)
+	resp, err := http.Get(srv.URL() + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"object":"list"`) || !strings.Contains(string(body), `"id":"scripted-model"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatalf("the model list was recorded as a request: %+v", srv.Requests())
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/joshbot/internal/termsafe"
 	"github.com/joshbot/joshbot/sandbox"
 )
@@ -30,6 +31,7 @@ type agentOptions struct {
 	LoadRuntime func(ctx context.Context, profile string, o *runtime.Options) (*runtime.Runtime, error)
 	Logger      func() *slog.Logger
 	RawTerm     *atomic.Bool
+	Above       *term.Above
 
 	// Message is the one message to send when OneShot (-m was given);
 	// otherwise the run is a conversation.
@@ -50,7 +52,7 @@ func newAgent(f *cmdutil.Factory) *cobra.Command { return newAgentCommand(f, run
 // newAgentCommand wires the agent flags into agentOptions, refuses the
 // combinations that make no sense, and hands the options to runF.
 func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOptions) error) *cobra.Command {
-	opts := &agentOptions{IO: f.IO, LoadRuntime: f.LoadRuntime, Logger: f.Logger, RawTerm: f.RawTerm}
+	opts := &agentOptions{IO: f.IO, LoadRuntime: f.LoadRuntime, Logger: f.Logger, RawTerm: f.RawTerm, Above: f.Above}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",
@@ -116,13 +118,22 @@ func runAgent(ctx context.Context, opts *agentOptions) error {
 	return interactive(ctx, opts, rt, session)
 }
 
-// oneShot runs one turn and prints the whole reply.
+// oneShot runs one turn and shows its reply: streamed on a terminal,
+// printed whole otherwise.
 func oneShot(ctx context.Context, io *cmdutil.Streams, rt *runtime.Runtime, session, text string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	ctx = sandbox.WithApprover(ctx, oneShotApprover(io))
+	var live *term.Live
+	if isTerminal(io.Out) {
+		// On a terminal the answer streams as it is written; piped, the
+		// whole reply is printed once.
+		live = term.NewLive(io.Out)
+		ctx = withLiveSink(ctx, rt, live)
+	}
 	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
-	return reportTurn(io, reply, err, false)
+	live.Done()
+	return reportTurn(io, reply, err, live.Streamed())
 }
 
 // reportTurn prints a turn's outcome. A failure's reply explains itself to the

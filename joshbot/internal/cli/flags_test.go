@@ -17,6 +17,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/onboard"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/joshbot/internal/term"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -44,6 +45,7 @@ func testFactory(t *testing.T) *cmdutil.Factory {
 		Sleep:          func(context.Context, time.Duration) error { used("Sleep"); return nil },
 		Probe:          func() sandbox.Report { used("Probe"); return sandbox.Report{} },
 		RawTerm:        &atomic.Bool{},
+		Above:          &term.Above{},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/joshbot/joshbot/providers/providertest"
 )
 
 // TestOnboardOnTerminal answers the questions in a real terminal: the key
@@ -55,6 +57,53 @@ func TestOnboardOnTerminal(t *testing.T) {
 		} `json:"providers"`
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil || cfg.Providers["openai"].APIKey != key {
+		t.Fatalf("config: %v\n%s", err, data)
+	}
+}
+
+// TestOnboardCustomServerOnTerminal picks a custom OpenAI-compatible
+// server in a real terminal: a base URL that does not answer
+// GET /v1/models is refused with what to fix and asked again, and the
+// config is written only with the one that answers, its model the
+// default.
+func TestOnboardCustomServerOnTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.json")
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-onboard-custom-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s onboard --shell-sandbox off; echo EXIT=$?; sleep 60", dir, bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "40", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("Provider [")
+	s.keys(true, "custom")
+	s.keys(false, "Enter")
+	s.waitFor("Base URL of the OpenAI-compatible server")
+	s.keys(true, "http://127.0.0.1:1/v1")
+	s.keys(false, "Enter")
+	s.waitFor("Check the base URL")
+	if _, err := os.Stat(cfgPath); err == nil {
+		t.Fatal("the config was written before the base URL answered")
+	}
+	s.keys(true, srv.URL())
+	s.keys(false, "Enter")
+	s.waitFor("Model [scripted-model]")
+	s.keys(false, "Enter")
+	scr := s.waitFor("EXIT=")
+	if !strings.Contains(scr, "EXIT=0") || !strings.Contains(scr, "provider custom, model scripted-model") {
+		t.Fatalf("onboarding did not finish:\n%s", scr)
+	}
+	data, _ := os.ReadFile(cfgPath)
+	var cfg struct {
+		Providers map[string]struct {
+			APIBase string `json:"api_base"`
+		} `json:"providers"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil || cfg.Providers["custom"].APIBase != srv.URL() {
 		t.Fatalf("config: %v\n%s", err, data)
 	}
 }

@@ -109,6 +109,8 @@ type app struct {
 	stopTerm  func()
 	// rawTerm is set while the line editor holds the terminal raw.
 	rawTerm atomic.Bool
+	// above prints log lines above the line editor's prompt.
+	above term.Above
 }
 
 // quickCommand is the annotation of a command that neither starts a
@@ -250,10 +252,10 @@ func (a *app) setupLogging() error {
 	// can carry a credential, and the log must never hold one verbatim.
 	// Lines go to stderr and, when the joshbot home exists, to
 	// joshbot.log in it.
-	var dst io.Writer = term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}
+	var dst io.Writer = term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm, Above: &a.above}
 	if f := a.openLogFile(); f != nil {
 		a.logFile = f
-		dst = io.MultiWriter(term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm}, f)
+		dst = io.MultiWriter(term.CRLFWriter{W: a.stderr, Raw: &a.rawTerm, Above: &a.above}, f)
 	}
 	a.log = slog.New(slog.NewTextHandler(redact.NewWriter(dst), &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(a.log)
@@ -314,6 +316,7 @@ func (a *app) factory() *cmdutil.Factory {
 		Sleep:   a.sleep,
 		Probe:   probe,
 		RawTerm: &a.rawTerm,
+		Above:   &a.above,
 	}
 }
 

@@ -317,3 +317,18 @@ func TestServeStreamDeathMidAnswer(t *testing.T) {
 		t.Fatalf("a dead stream was not reported as a failure:\n%s", body)
 	}
 }
+
+// TestServeStreamSaysItIsWaiting: a model that takes longer than the
+// agent's waiting notice to begin gets a joshbot.waiting SSE comment in
+// the stream before its answer, which then arrives whole.
+func TestServeStreamSaysItIsWaiting(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	s := startServe(t, serveConfig(t, srv, nil))
+	srv.Enqueue(providertest.Reply{Content: "late answer", Delay: 2500 * time.Millisecond})
+	resp := s.post(t, "/v1/chat/completions", serveKey, `{"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	body := readAll(t, resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(body, ": joshbot.waiting {\"seconds\":2}\n") || !strings.Contains(body, `"finish_reason":"stop"`) || !strings.Contains(body, "[DONE]") {
+		t.Fatalf("no waiting comment before a whole answer; status %d:\n%s", resp.StatusCode, body)
+	}
+}

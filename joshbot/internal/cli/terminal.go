@@ -45,6 +45,7 @@ func interactive(ctx context.Context, opts *agentOptions, rt *runtime.Runtime, s
 		HistoryPath: filepath.Join(rt.Home, term.HistoryFile),
 		Complete:    slashCommandNames,
 		Raw:         opts.RawTerm,
+		Above:       opts.Above,
 		Logger:      opts.Logger(),
 	})
 }
@@ -60,22 +61,7 @@ type cliTurner struct {
 func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 	ctx = sandbox.WithApprover(ctx, t.Approver)
 	if t.Live != nil {
-		if c.rt.Config.Agents.Defaults.Streaming {
-			ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
-				delta := ev.Delta
-				switch {
-				case ev.Notice != "":
-					delta = ev.Notice + "\n"
-				case ev.Err != nil:
-					// Text already shown stays; the break is reported under it.
-					delta = "\n[stream error: " + strings.Join(strings.Fields(ev.Err.Error()), " ") + "]"
-				}
-				t.Live.Delta(delta)
-				if ev.Done {
-					t.Live.Done()
-				}
-			})
-		}
+		ctx = withLiveSink(ctx, c.rt, t.Live)
 		ctx = runtime.WithProgress(ctx, t.Live.Tool)
 	}
 	reply, err := c.rt.Agent.Process(ctx, agent.Request{SessionKey: c.session, Text: t.Text, Channel: "cli"})
@@ -83,6 +69,33 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 		return err
 	}
 	return reportTurn(c.io, reply, err, t.Live.Streamed())
+}
+
+// withLiveSink streams the turn's answer into live when the config
+// streams.
+func withLiveSink(ctx context.Context, rt *runtime.Runtime, live *term.Live) context.Context {
+	if !rt.Config.Agents.Defaults.Streaming {
+		return ctx
+	}
+	return agent.WithSink(ctx, func(ev agent.StreamEvent) {
+		if ev.Waiting > 0 {
+			// A status line until the model begins.
+			live.Waiting(ev.Waiting)
+			return
+		}
+		delta := ev.Delta
+		switch {
+		case ev.Notice != "":
+			delta = ev.Notice + "\n"
+		case ev.Err != nil:
+			// Text already shown stays; the break is reported under it.
+			delta = "\n[stream error: " + strings.Join(strings.Fields(ev.Err.Error()), " ") + "]"
+		}
+		live.Delta(delta)
+		if ev.Done {
+			live.Done()
+		}
+	})
 }
 
 // oneShotApprover is the shell approver of `agent -m`: a prompt on stderr

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/term"
+	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
 
@@ -213,5 +215,153 @@ func TestTerminalApprovalUnderTmux(t *testing.T) {
 	}
 	if got := srv.Requests()[2].Messages; got[len(got)-1].Content != "next" {
 		t.Fatalf("the message after the approval was %q", got[len(got)-1].Content)
+	}
+}
+
+// TestBackgroundWarningAboveThePromptUnderTmux: a WARN line from the
+// background learning step arrives while the person is typing at the
+// prompt. It is printed above the prompt, on its own line, and the prompt
+// with the half-typed line is drawn again below it, where typing goes on.
+func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	// The learning step runs once per agent.DefaultLearnEvery exchanges
+	// worth learning from; its request fails after the prompt is back.
+	for i := 1; i <= agent.DefaultLearnEvery; i++ {
+		srv.Enqueue(providertest.Text(fmt.Sprintf("answer %d", i)))
+	}
+	srv.Enqueue(providertest.Reply{Status: 400, Delay: 1500 * time.Millisecond})
+	cfgPath := scriptedConfig(t, srv)
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents.Defaults.Learning = "on"
+	if err := config.Save(cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-warn-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "30", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("scripted-model>")
+	for i := 1; i <= agent.DefaultLearnEvery; i++ {
+		s.keys(true, fmt.Sprintf("I live in Paris, fact %d.", i))
+		s.keys(false, "Enter")
+		s.waitFor(fmt.Sprintf("answer %d", i))
+	}
+	s.keys(true, "half typed")
+	s.waitFor("scripted-model> half typed")
+	scr := s.waitFor("learning step failed")
+	s.keys(true, " more")
+	scr = s.waitFor("half typed more")
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	warn, prompt := -1, -1
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		switch {
+		case strings.Contains(l, "learning step failed"):
+			if !strings.HasPrefix(l, "time=") {
+				t.Fatalf("the warning does not start its own line:\n%s", scr)
+			}
+			warn = i
+		case l == "scripted-model> half typed more":
+			prompt = i
+		}
+	}
+	if warn < 0 || prompt < warn {
+		t.Fatalf("the prompt was not drawn again below the warning (warning at %d, prompt at %d):\n%s", warn, prompt, scr)
+	}
+	s.keys(false, "C-u", "C-d")
+	s.waitFor("EXIT=0")
+}
+
+// TestOneShotStreamsOnATerminalUnderTmux: `agent -m` with its output on a
+// terminal asks the provider for a stream and shows the answer once; piped,
+// it does not stream (TestOneShotPrintsScriptedReplyAndSavesSession).
+func TestOneShotStreamsOnATerminalUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("a streamed answer in several pieces"))
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-oneshot-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent -m hello; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	scr := s.waitFor("EXIT=")
+	if !strings.Contains(scr, "EXIT=0") || strings.Count(scr, "a streamed answer in several pieces") != 1 {
+		t.Fatalf("the answer was not shown once:\n%s", scr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !reqs[0].Stream {
+		t.Fatalf("the request on a terminal did not ask for a stream (%d requests)", len(reqs))
+	}
+}
+
+// TestWaitingStatusUnderTmux: while the model has not begun answering, the
+// terminal shows for how long it has waited; the answer replaces the
+// status line when it comes.
+func TestWaitingStatusUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "late answer", Delay: 3500 * time.Millisecond})
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-waiting-%d", os.Getpid())}
+	script := fmt.Sprintf("HOME=%s %s --config %s agent -m hello; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("waiting for the model (2s)")
+	scr := s.waitFor("EXIT=")
+	if !strings.Contains(scr, "late answer") || !strings.Contains(scr, "EXIT=0") || strings.Contains(scr, "waiting for the model") {
+		t.Fatalf("the status line was not replaced by the answer:\n%s", scr)
+	}
+}
+
+// TestCtrlCKeepsThePartialAnswerUnderTmux: Ctrl-C while an answer streams
+// leaves the text shown on the screen, says the answer was stopped and
+// kept, and the session holds it as an interrupted assistant message.
+func TestCtrlCKeepsThePartialAnswerUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (make deps-tmux installs it): the real-terminal test cannot run")
+	}
+	bin := binary(t)
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "The first part of a long answer that never ends", HangAfterChunks: 3})
+	cfgPath := scriptedConfig(t, srv)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("joshbot-ctrlc-%d", os.Getpid())}
+	script := fmt.Sprintf("trap : INT; HOME=%s %s --config %s agent; echo EXIT=$?; sleep 60", t.TempDir(), bin, cfgPath)
+	s.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "20", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("scripted-model>")
+	s.keys(true, "tell me")
+	s.keys(false, "Enter")
+	s.waitFor("The first")
+	s.keys(false, "C-c")
+	scr := s.waitFor("stopped")
+	if !strings.Contains(scr, "The first") || !strings.Contains(scr, "(stopped; the answer so far is kept)") {
+		t.Fatalf("the partial answer or the stop note is missing:\n%s", scr)
+	}
+	s.keys(false, "C-d")
+	s.waitFor("EXIT=0")
+	store, _ := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	sess, err := store.Load(defaultSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := sess.Messages[len(sess.Messages)-1]
+	if last.Role != "assistant" || last.Kind != memory.KindInterrupted || !strings.HasPrefix(last.Content, "The first") {
+		t.Fatalf("last message %+v", last)
 	}
 }

@@ -60,6 +60,9 @@ type Factory struct {
 	// RawTerm is set while the line editor holds the terminal raw, so log
 	// lines end in CRLF meanwhile.
 	RawTerm *atomic.Bool
+	// Above is shared by the log's writer and the line editor, so a line
+	// logged while the person types goes above the prompt.
+	Above *jterm.Above
 }
 
 // LoadRuntime loads the runtime of the configured home with o's choices

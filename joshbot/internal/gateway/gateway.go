@@ -306,7 +306,19 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 	turnCtx = g.withApprover(turnCtx, ch, inb, req)
 	var text strings.Builder
 	if rt.Config.Agents.Defaults.Streaming {
+		waiting := false // a waiting status line is shown
 		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+			if ev.Waiting > 0 {
+				// The typing indicator runs all along; the status says why
+				// nothing is written yet.
+				stream.Status(fmt.Sprintf("⏳ waiting for the model (%ds)", int(ev.Waiting.Round(time.Second)/time.Second)))
+				waiting = true
+				return
+			}
+			if waiting {
+				stream.Status("")
+				waiting = false
+			}
 			switch {
 			case ev.Notice != "":
 				text.WriteString(ev.Notice + "\n")

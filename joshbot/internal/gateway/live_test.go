@@ -123,3 +123,29 @@ func TestGatewayAsksForShellApprovalInTheChat(t *testing.T) {
 		t.Fatalf("the model was not told of the denial: %q", res)
 	}
 }
+
+// TestGatewayLiveTurnSaysItIsWaiting: a model slow to begin shows in the
+// live reply as a status line saying how long it has waited, cleared
+// when the answer starts, with the typing indicator on meanwhile.
+func TestGatewayLiveTurnSaysItIsWaiting(t *testing.T) {
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Reply{Content: "At last.", Delay: 2500 * time.Millisecond})
+	cfgPath := gatewayConfig(t, srv, "42")
+	ch := channeltest.NewFakeNamed("telegram")
+	var logs bytes.Buffer
+	stop := runGateway(t, cfgPath, &logs, ch)
+	ch.Inject(channels.Inbound{Conversation: "42", Principal: "42", Text: "slow?", MessageID: "3", IsDirect: true})
+	rec := ch.Await(t, "a finished live reply", func(r channeltest.Record) bool { return len(r.Streams) == 1 && r.Streams[0].Finished })
+	stop()
+	s := rec.Streams[0]
+	if s.Final != "At last." {
+		t.Fatalf("final = %q", s.Final)
+	}
+	if len(s.Statuses) < 2 || s.Statuses[0] != "⏳ waiting for the model (2s)" || s.Statuses[len(s.Statuses)-1] != "" {
+		t.Fatalf("statuses = %q", s.Statuses)
+	}
+	if len(rec.Typing) != 1 {
+		t.Fatalf("typing = %+v", rec.Typing)
+	}
+}

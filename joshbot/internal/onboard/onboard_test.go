@@ -2,11 +2,13 @@ package onboard
 
 import (
 	"bufio"
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers"
+	"github.com/joshbot/joshbot/providers/providertest"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
@@ -91,5 +93,56 @@ func TestShellConfinementReport(t *testing.T) {
 				t.Fatalf("got %v %q; want %v and %q", confined, detail, tt.confined, tt.want)
 			}
 		})
+	}
+}
+
+// TestAskLocalAndCustomServers: Ollama, LiteLLM and a custom
+// OpenAI-compatible server are offered; the base URL is checked with one
+// GET .../models before it is accepted (a bad one is refused with what
+// to fix and asked again), and the listed model is the default.
+func TestAskLocalAndCustomServers(t *testing.T) {
+	clearProviderEnv(t)
+	names := map[string]bool{}
+	for _, s := range offered() {
+		names[s.Name] = true
+	}
+	for _, want := range []string{"ollama", "litellm", "custom"} {
+		if !names[want] {
+			t.Fatalf("%s is not offered: %v", want, names)
+		}
+	}
+	srv := providertest.NewServer(t)
+	dead := "http://127.0.0.1:1/v1"
+	var out strings.Builder
+	f := &Choices{}
+	in := "custom\n" + dead + "\n" + srv.URL() + "\n\n"
+	if err := Ask(bufio.NewReader(strings.NewReader(in)), &out, nil, f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Provider != "custom" || f.APIBase != srv.URL() || f.Model != "scripted-model" {
+		t.Fatalf("got %+v\n%s", f, out.String())
+	}
+	if !strings.Contains(out.String(), dead+"/models") || !strings.Contains(out.String(), "Check the base URL") {
+		t.Fatalf("the bad URL was not refused clearly:\n%s", out.String())
+	}
+	cfg, err := NewConfig(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Providers["custom"]; p.APIBase != srv.URL() || cfg.Agents.Defaults.Model != "scripted-model" {
+		t.Fatalf("config %+v", cfg.Providers)
+	}
+	// Ollama: the default base URL is offered; a blank answer takes it.
+	f = &Choices{}
+	out.Reset()
+	if err := Ask(bufio.NewReader(strings.NewReader("ollama\n"+srv.URL()+"\nmy-model\n")), &out, nil, f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Provider != "ollama" || f.APIBase != srv.URL() || f.Model != "my-model" || !strings.Contains(out.String(), "http://localhost:11434/v1") {
+		t.Fatalf("got %+v\n%s", f, out.String())
+	}
+	// Input that ends while a bad URL is being corrected is an error.
+	if err := Ask(bufio.NewReader(strings.NewReader("litellm\n"+dead+"\n")), &strings.Builder{}, nil, &Choices{}); err == nil {
+		t.Fatal("no error")
 	}
 }

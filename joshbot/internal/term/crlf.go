@@ -15,6 +15,10 @@ type CRLFWriter struct {
 	// Raw is the flag [Options.Raw] sets while the terminal is raw; nil
 	// means never raw.
 	Raw *atomic.Bool
+	// Above, when not nil, is the [Options.Above] of the conversation:
+	// what is written while the line editor holds the prompt goes above
+	// the prompt, which is drawn again below it.
+	Above *Above
 }
 
 // Write writes p, translated while the terminal is raw, and reports
@@ -22,6 +26,12 @@ type CRLFWriter struct {
 func (c CRLFWriter) Write(p []byte) (int, error) {
 	if c.Raw == nil || !c.Raw.Load() {
 		return c.W.Write(p)
+	}
+	if done, err := c.Above.write(c.W, p); done {
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	if _, err := c.W.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
 		return 0, err

@@ -39,6 +39,13 @@ type editor struct {
 	// complete lists the words Tab completes a leading "/word" from.
 	complete func() []string
 
+	// above, when not nil, prints other goroutines' lines above the
+	// prompt; the editor's drawing holds its lock.
+	above *Above
+	// shown is the line as last drawn while readLine runs, nil otherwise:
+	// what above draws again below a line it printed.
+	shown *lineState
+
 	// cursorRow is the row, counted from the prompt's row, where the
 	// terminal's cursor was left by the last redraw.
 	cursorRow int
@@ -56,7 +63,11 @@ type lineState struct {
 // empty line and errInterrupted on Ctrl-C.
 func (e *editor) readLine(ctx context.Context, prompt string) (string, error) {
 	st := &lineState{prompt: prompt}
+	e.above.lock()
 	e.cursorRow = 0
+	e.above.unlock()
+	e.above.attach(e)
+	defer e.above.detach()
 	histIdx := e.history.len()
 	var draft []rune // the unsent line while browsing history
 	e.refresh(st)
@@ -114,8 +125,10 @@ func (e *editor) readLine(ctx context.Context, prompt string) (string, error) {
 			st.pos = i
 			e.refresh(st)
 		case 12: // Ctrl-L: clear the screen, keep the line
+			e.above.lock()
 			io.WriteString(e.out, "\x1b[H\x1b[2J")
 			e.cursorRow = 0
+			e.above.unlock()
 			e.refresh(st)
 		case '\t':
 			e.completeLine(st)
@@ -290,10 +303,14 @@ func (e *editor) insert(st *lineState, r rune) {
 	// needs only the character itself.
 	if atEnd && r != '\n' && runeWidth(r) > 0 {
 		lay := layout(st, e.cols())
+		e.above.lock()
 		if lay.end.col > 0 && lay.end.col < e.cols() && lay.end.row == e.cursorRow && !lay.endWrapped {
 			io.WriteString(e.out, string(r))
+			e.shown = &lineState{prompt: st.prompt, buf: append([]rune(nil), st.buf...), pos: st.pos}
+			e.above.unlock()
 			return
 		}
+		e.above.unlock()
 	}
 	e.refresh(st)
 }
@@ -360,8 +377,10 @@ func (e *editor) completeLine(st *lineState) {
 		return
 	}
 	e.finish(st)
+	e.above.lock()
 	io.WriteString(e.out, strings.Join(matches, "  ")+"\r\n")
 	e.cursorRow = 0
+	e.above.unlock()
 	e.refresh(st)
 }
 
@@ -397,10 +416,13 @@ func (e *editor) cols() int {
 // finish leaves the cursor on a fresh line below the entry, as Enter in a
 // cooked terminal would.
 func (e *editor) finish(st *lineState) {
+	e.above.lock()
+	defer e.above.unlock()
 	st.pos = len(st.buf)
-	e.refresh(st)
+	e.draw(st)
 	io.WriteString(e.out, "\r\n")
 	e.cursorRow = 0
+	e.shown = nil
 }
 
 // cell is a screen position relative to the prompt's first column.
@@ -458,6 +480,15 @@ func layout(st *lineState, cols int) lineLayout {
 // prompt's row, clear to the end of the screen, write, and put the cursor
 // where it belongs.
 func (e *editor) refresh(st *lineState) {
+	e.above.lock()
+	defer e.above.unlock()
+	e.draw(st)
+}
+
+// draw is refresh with the lock of above held (or none), and records
+// what it drew in shown.
+func (e *editor) draw(st *lineState) {
+	e.shown = &lineState{prompt: st.prompt, buf: append([]rune(nil), st.buf...), pos: st.pos}
 	cols := e.cols()
 	lay := layout(st, cols)
 	var b bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/term"
 
@@ -35,7 +36,8 @@ type Turner interface {
 	// Turn runs the turn for t.Text with t.Approver as the shell approver,
 	// shows its outcome, and returns its error. A turn the person stopped
 	// ([Stopped] of ctx) returns its error without showing it: the REPL
-	// says "(stopped)". On piped input, a non-nil error ends the
+	// says "(stopped)", and that the answer so far is kept when some of it
+	// was shown. On piped input, a non-nil error ends the
 	// conversation with that error, so a pipeline sees the failure.
 	Turn(ctx context.Context, t *Turn) error
 }
@@ -80,6 +82,10 @@ type Options struct {
 	// Raw, when not nil, holds true while the terminal is in raw mode; a
 	// [CRLFWriter] reads it.
 	Raw *atomic.Bool
+	// Above, when not nil, is shared with the [CRLFWriter] of the log, so
+	// that a line logged while the person types goes above the prompt,
+	// which is drawn again below it.
+	Above *Above
 	// Logger receives warnings (an unreadable history); nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -177,7 +183,12 @@ func Run(ctx context.Context, t Turner, opts *Options) error {
 		cancel(nil)
 		if err != nil && errors.Is(err, context.Canceled) && stopped {
 			tr.Live.breakLine()
-			fmt.Fprintln(o.Err, "(stopped)")
+			if tr.Live.Streamed() {
+				// The agent keeps what was shown as an interrupted answer.
+				fmt.Fprintln(o.Err, "(stopped; the answer so far is kept)")
+			} else {
+				fmt.Fprintln(o.Err, "(stopped)")
+			}
 			continue
 		}
 		if err != nil && !o.Terminal {
@@ -261,6 +272,7 @@ func newTerminalSource(o *Options) (*terminalSource, error) {
 		out:      out,
 		history:  hist,
 		complete: o.Complete,
+		above:    o.Above,
 		width: func() int {
 			w, _, err := term.GetSize(int(out.Fd()))
 			if err != nil {
@@ -311,13 +323,19 @@ type Live struct {
 	out      io.Writer
 	streamed bool // some text was shown
 	midLine  bool // the last text shown did not end a line
+	status   bool // a waiting status line is on the last row
 }
+
+// NewLive returns a Live that shows an answer on out, a terminal, for a
+// turn run outside [Run] (a one-shot message).
+func NewLive(out io.Writer) *Live { return &Live{out: out} }
 
 // Delta shows a piece of the answer's text.
 func (l *Live) Delta(s string) {
 	if l == nil || s == "" {
 		return
 	}
+	l.clearStatus()
 	l.streamed = true
 	// The model's words never reach the terminal with control sequences
 	// live (see termsafe); chunk by chunk is enough.
@@ -327,6 +345,7 @@ func (l *Live) Delta(s string) {
 
 // Done ends the streamed answer on a line of its own.
 func (l *Live) Done() {
+	l.clearStatus()
 	if l != nil && l.streamed && l.midLine {
 		io.WriteString(l.out, "\n")
 		l.midLine = false
@@ -339,11 +358,35 @@ func (l *Live) Tool(name, detail string) {
 	if l == nil {
 		return
 	}
+	l.clearStatus()
 	l.breakLine()
 	if detail != "" {
 		detail = " " + Printable(detail)
 	}
 	fmt.Fprintf(l.out, "  · %s%s\n", name, detail)
+}
+
+// Waiting shows, on a status line of its own, that the model has not
+// begun answering a request sent d ago; the next event of the turn (or
+// [Live.Done]) clears it in place.
+func (l *Live) Waiting(d time.Duration) {
+	if l == nil || d <= 0 {
+		return
+	}
+	if !l.status {
+		l.breakLine()
+	}
+	fmt.Fprintf(l.out, "\r\x1b[K⋯ waiting for the model (%ds)", int(d.Round(time.Second)/time.Second))
+	l.status = true
+}
+
+// clearStatus erases the waiting status line, leaving the cursor at the
+// start of its row.
+func (l *Live) clearStatus() {
+	if l != nil && l.status {
+		io.WriteString(l.out, "\r\x1b[K")
+		l.status = false
+	}
 }
 
 // Streamed reports whether any of the answer's text was shown, so the
@@ -352,6 +395,7 @@ func (l *Live) Streamed() bool { return l != nil && l.streamed }
 
 // breakLine ends a line of streamed text left open.
 func (l *Live) breakLine() {
+	l.clearStatus()
 	if l != nil && l.midLine {
 		io.WriteString(l.out, "\n")
 		l.midLine = false
