@@ -256,9 +256,9 @@ func TestBackgroundWarningAboveThePromptUnderTmux(t *testing.T) {
 	}
 	s.keys(true, "half typed")
 	s.waitFor("scripted-model> half typed")
-	scr := s.waitFor("learning step failed")
+	s.waitFor("learning step failed")
 	s.keys(true, " more")
-	scr = s.waitFor("half typed more")
+	scr := s.waitFor("half typed more")
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	warn, prompt := -1, -1
 	for i, l := range lines {
