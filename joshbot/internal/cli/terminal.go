@@ -62,6 +62,10 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 	if t.Live != nil {
 		if c.rt.Config.Agents.Defaults.Streaming {
 			ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
+				if ev.Tool != nil && ev.Tool.Note != "" {
+					t.Live.Note(ev.Tool.Name, ev.Tool.Note)
+					return
+				}
 				delta := ev.Delta
 				switch {
 				case ev.Notice != "":
@@ -73,6 +77,13 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 				t.Live.Delta(delta)
 				if ev.Done {
 					t.Live.Done()
+				}
+			})
+		} else {
+			// Answers do not stream, but a running tool's notes show.
+			ctx = agent.WithSink(ctx, func(ev agent.StreamEvent) {
+				if ev.Tool != nil && ev.Tool.Note != "" {
+					t.Live.Note(ev.Tool.Name, ev.Tool.Note)
 				}
 			})
 		}

@@ -305,8 +305,15 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 	})
 	turnCtx = g.withApprover(turnCtx, ch, inb, req)
 	var text strings.Builder
-	if rt.Config.Agents.Defaults.Streaming {
-		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+	streaming := rt.Config.Agents.Defaults.Streaming
+	// The sink is there even when answers do not stream: a running tool's
+	// notes take the status line.
+	turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+		if ev.Tool != nil && ev.Tool.Note != "" {
+			stream.Status("⏳ " + ev.Tool.Name + ": " + ev.Tool.Note)
+			return
+		}
+		if streaming {
 			switch {
 			case ev.Notice != "":
 				text.WriteString(ev.Notice + "\n")
@@ -316,8 +323,8 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 				return
 			}
 			stream.Update(text.String())
-		})
-	}
+		}
+	})
 	res, err := rt.Agent.Process(turnCtx, req)
 	final := ""
 	switch {
