@@ -121,11 +121,13 @@ one that changes files, installs anything or reaches the network. Each command i
 a human may refuse it; a refused command is no finding. A finding may cite a command you ran as
 evidence, as an object in its evidence list: {"command":"the exact command line","output":"what it printed"}.`
 
-// Check runs a bounded subagent that can only read (read_file, list_dir,
-// glob, grep) inside opts.Root, asks it to compare what the code and
-// config do with what the documents say, and writes its findings to the
-// workspace. It changes nothing else. A finding that cites no file that
-// exists under Root is dropped before the report is written.
+// Check runs a bounded subagent that can read (read_file, list_dir, glob,
+// grep) inside opts.Root, and run the commands opts.Approver approves when
+// opts.Shell is set, asks it to compare what the code and config do with
+// what the documents say, and writes its findings to the workspace. It
+// changes nothing else itself. A finding that cites neither a file that
+// exists under Root nor a command that ran is dropped before the report is
+// written.
 func Check(ctx context.Context, opts *Options) (*Report, error) {
 	if opts == nil || opts.Provider == nil || opts.Model == "" || opts.Workspace == "" {
 		return nil, errors.New("docscheck: Options.Provider, Model and Workspace are required")
