@@ -51,7 +51,7 @@ func TestSubagentProfilesTool(t *testing.T) {
 	}}
 	out := &recordOutbox{}
 	reg := NewRegistry()
-	if err := RegisterSubagentProfiles(reg, store, out); err != nil {
+	if err := RegisterSubagentProfiles(reg, store, out, "agents.profiles"); err != nil {
 		t.Fatal(err)
 	}
 	yes, no := &asked{d: sandbox.Allow}, &asked{d: sandbox.Deny}

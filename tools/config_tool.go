@@ -92,28 +92,29 @@ func (t *configTool) Execute(ctx context.Context, raw json.RawMessage) (string, 
 
 // RegisterSubagentProfiles registers the subagent_profiles tool on reg: it
 // lists, shows, creates, edits and deletes the named subagent profiles
-// (what the delegate tool offers), through cfg. It reads them from
-// cfg.View (a "profiles" object inside "agents") and writes one with
-// cfg.Set("agents.profiles.<name>", <the profile as JSON, or null>), so
+// (what the delegate tool offers), through cfg. key is where the profiles
+// live in cfg's document, as dot-separated object names (joshbot passes
+// its config's key). The tool reads them from that object of cfg.View and
+// writes one with cfg.Set(key+"."+name, <the profile as JSON, or null>), so
 // cfg's allowlist decides what may be written and cfg's validation what
 // is valid. Every write is first put to the human approver on the
 // context and refused when nobody approves it. When out is non-nil, each
 // change is also reported to the conversation.
-func RegisterSubagentProfiles(reg *Registry, cfg ConfigAccess, out Outbox) error {
+func RegisterSubagentProfiles(reg *Registry, cfg ConfigAccess, out Outbox, key string) error {
 	if reg == nil || cfg == nil {
 		return errors.New("tools: register subagent profiles: nil registry or config")
 	}
-	return reg.Register(&profilesTool{cfg: cfg, out: out})
+	if key == "" || strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") {
+		return fmt.Errorf("tools: register subagent profiles: key %q is not a dot-separated path", key)
+	}
+	return reg.Register(&profilesTool{cfg: cfg, out: out, key: key})
 }
 
 type profilesTool struct {
 	cfg ConfigAccess
 	out Outbox
+	key string // where the profiles live in cfg's document
 }
-
-// profileKeyPrefix is the key under which the subagent_profiles tool
-// writes a profile: the prefix, then its name.
-const profileKeyPrefix = "agents.profiles."
 
 // reProfileName is the form of a profile name.
 var reProfileName = lazyRE(`^[A-Za-z0-9_-]{1,40}$`)
@@ -241,7 +242,7 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 			return "", fmt.Errorf("%s: profile %q not changed: %s. Tell the user what you would change, so they can do it themselves", tool, name, why)
 		}
 	}
-	desc, err := t.cfg.Set(ctx, profileKeyPrefix+name, value)
+	desc, err := t.cfg.Set(ctx, t.key+"."+name, value)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}
@@ -258,18 +259,30 @@ func (t *profilesTool) profiles(ctx context.Context) (map[string]subagentProfile
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Agents struct {
-			Profiles map[string]subagentProfile `json:"profiles"`
-		} `json:"agents"`
-	}
+	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("the configuration's agents.profiles is not readable: %w", err)
+		return nil, fmt.Errorf("the configuration is not readable: %w", err)
 	}
-	if doc.Agents.Profiles == nil {
-		return map[string]subagentProfile{}, nil
+	for _, part := range strings.Split(t.key, ".") {
+		obj, ok := doc.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("the configuration's %s is not an object", t.key)
+		}
+		if doc = obj[part]; doc == nil {
+			return map[string]subagentProfile{}, nil
+		}
 	}
-	return doc.Agents.Profiles, nil
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, err
+	}
+	var profiles map[string]subagentProfile
+	if err := json.Unmarshal(b, &profiles); err != nil {
+		return nil, fmt.Errorf("the configuration's %s is not readable: %w", t.key, err)
+	}
+	if profiles == nil {
+		profiles = map[string]subagentProfile{}
+	}
+	return profiles, nil
 }
 
 // notify reports a config change to the turn's conversation through out,

@@ -32,7 +32,7 @@ func builtinRegistry(t *testing.T) *Registry {
 	must(RegisterFilesystemTool(reg))
 	must(RegisterCron(reg, nopCron{}, time.Now))
 	must(RegisterConfig(reg, nopConfig{}, nil))
-	must(RegisterSubagentProfiles(reg, nopConfig{}, nil))
+	must(RegisterSubagentProfiles(reg, nopConfig{}, nil, "agents.profiles"))
 	lt, err := memory.OpenLongTerm(ws, nil)
 	must(err)
 	must(RegisterMemorySearch(reg, lt))

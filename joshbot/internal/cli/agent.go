@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -53,19 +54,32 @@ func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOption
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Talk to the agent: one message with -m, or a conversation",
-		Long: "With -m, runs one turn and prints the reply. Without it, starts a conversation:\n" +
+		Long: "With -m, runs one turn and prints the reply (-m - reads the message from stdin, for\n" +
+			"text longer than a command-line argument may be). Without it, starts a conversation:\n" +
 			"type a message and press Enter; Ctrl-C stops a running answer; exit, quit or Ctrl-D leave.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.OneShot = cmd.Flags().Changed("message")
 			opts.SessionSet = cmd.Flags().Changed("session")
+			if opts.OneShot && opts.Message == "-" {
+				// -m - reads the message from stdin: the OS limits one
+				// argument to about 128 kB, a pipe has no such limit.
+				data, err := io.ReadAll(opts.IO.In)
+				if err != nil {
+					return fmt.Errorf("-m -: read the message from stdin: %w", err)
+				}
+				if strings.TrimSpace(string(data)) == "" {
+					return errors.New("-m -: stdin is empty: pipe the text to send, as in `joshbot agent -m - < notes.txt`")
+				}
+				opts.Message = strings.TrimRight(string(data), "\r\n")
+			}
 			if opts.OneShot && strings.TrimSpace(opts.Message) == "" {
 				return errors.New("-m/--message is empty: give the text to send")
 			}
 			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "send one message and print the reply")
+	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "send one message and print the reply; - reads it from stdin")
 	cmd.Flags().StringVarP(&opts.Session, "session", "s", defaultSession, "session key, channel:name")
 	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	cmd.Flags().BoolVarP(&opts.Continue, "continue", "c", false, "continue the command line's most recent session, or the one --session names (a one-line recap goes to stderr)")

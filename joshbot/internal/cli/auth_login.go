@@ -29,8 +29,9 @@ func newAuthLoginCmd(f *cmdutil.Factory, runF func(context.Context, *authLoginOp
 		Use:   "login github-copilot",
 		Short: "Sign in to GitHub Copilot with the device flow; the token is kept in the 0600 config",
 		Long: "login github-copilot shows a code to enter on GitHub and waits for the approval, then stores\n" +
-			"the token as providers.github_copilot.api_key in config.json (mode 0600). Use\n" +
-			"--provider github_copilot (or a profile) to talk to it.",
+			"the token as providers.github_copilot.api_key in config.json (mode 0600). To talk to it,\n" +
+			"set agents.defaults.provider to \"github_copilot\" in config.json, or add a profile whose\n" +
+			"model is github_copilot/<model> and pass --profile NAME to agent, serve or gateway.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "github-copilot" && args[0] != "github_copilot" {

@@ -53,11 +53,11 @@ func newGatewayCommand(f *cmdutil.Factory, runF func(context.Context, *gatewayOp
 	return cmd
 }
 
-// runGateway loads a lenient runtime whose tools report progress (a live
+// runGateway loads a runtime whose tools report progress (a live
 // channel shows a status line while a turn works) and runs the gateway
 // over it until ctx ends.
 func runGateway(ctx context.Context, opts *gatewayOptions) error {
-	rt, err := opts.LoadRuntime(ctx, opts.Profile, &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
+	rt, err := opts.LoadRuntime(ctx, opts.Profile, &runtime.Options{WrapTools: runtime.ProgressTools})
 	if err != nil {
 		return err
 	}

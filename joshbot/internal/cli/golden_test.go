@@ -27,9 +27,12 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/joshbot/internal/cron"
+	jrt "github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
+	"github.com/joshbot/joshbot/tools"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -40,6 +43,8 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 type goldenFixture struct {
 	dir, cfgPath string
 	srv          *providertest.Server
+	// cronID is the scheduled job's id, random per run.
+	cronID string
 }
 
 const goldenConfig = `{"schema_version":1,
@@ -115,6 +120,15 @@ func newGoldenFixture(t *testing.T) *goldenFixture {
 	}
 	log.Record(agent.Incident{Time: ts, Kind: "turn_timeout", Session: "telegram:42", Provider: "custom", Model: "scripted-model", Iterations: 3, ToolCalls: 2, Error: "turn exceeded 5m0s"})
 	log.Record(agent.Incident{Time: ts.Add(time.Minute), Kind: "llm_failure", Session: "cli:default", Provider: "custom", Model: "scripted-model", Iterations: 1, Error: "upstream 500"})
+	jobs, err := cron.OpenStore(filepath.Join(f.dir, jrt.CronFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobs.Add(context.Background(), tools.CronJob{Message: "water the plants", SessionKey: "telegram:42", Channel: "telegram", ChatID: "42", Next: ts.Add(24 * time.Hour), Every: 24 * time.Hour, Created: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cronID = job.ID
 	skill := filepath.Join(f.dir, "workspace", "skills", "weekly-review")
 	if err := os.MkdirAll(skill, 0o700); err != nil {
 		t.Fatal(err)
@@ -137,6 +151,10 @@ func (f *goldenFixture) normalize(s string) string {
 		s = strings.ReplaceAll(s, tildeOf(f.dir, u), "$HOME")
 	}
 	s = strings.ReplaceAll(s, runtime.Version(), "GOVERSION")
+	s = strings.ReplaceAll(s, `"arch": "`+runtime.GOARCH+`"`, `"arch": "ARCH"`)
+	if f.cronID != "" {
+		s = strings.ReplaceAll(s, f.cronID, "JOBID")
+	}
 	s = replaceShellObject(s)
 	s = goldenLandlockRE.ReplaceAllString(s, `"SHELL CONFINEMENT ON THIS KERNEL"`)
 	s = goldenNowRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -277,6 +295,14 @@ func TestGoldenJSONDocuments(t *testing.T) {
 		{"incidents-summary.json", 0, []string{"--output", "json", "incidents", "summary"}},
 		{"skills-list.json", 0, []string{"--output", "json", "skills", "list"}},
 		{"mcp-list.json", 0, []string{"mcp", "list", "--output", "json"}},
+		{"mcp-list-global.json", 0, []string{"--output", "json", "mcp", "list"}},
+		{"sessions-list.json", 0, []string{"--output", "json", "sessions", "list"}},
+		{"sessions-show.json", 0, []string{"--output", "json", "sessions", "show", "telegram:42"}},
+		{"sessions-show-last.json", 0, []string{"--output", "json", "sessions", "show", "telegram:42", "--last", "1"}},
+		{"sessions-search.json", 0, []string{"--output", "json", "sessions", "search", "blue"}},
+		{"memory-status.json", 0, []string{"--output", "json", "memory", "status"}},
+		{"cron-list.json", 0, []string{"--output", "json", "cron", "list"}},
+		{"version.json", 0, []string{"--output", "json", "version"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := goldenRun(t, tt.code, append([]string{"--config", f.cfgPath}, tt.args...)...)
@@ -287,6 +313,33 @@ func TestGoldenJSONDocuments(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenTextReports records the text form of the reports whose JSON
+// form is recorded above and whose text was not otherwise checked, so the
+// move to documents is seen to keep what a person reads.
+func TestGoldenTextReports(t *testing.T) {
+	f := newGoldenFixture(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"profiles-list.txt", []string{"profiles", "list"}},
+		{"sessions-show.txt", []string{"sessions", "show", "telegram:42"}},
+		{"sessions-search.txt", []string{"sessions", "search", "blue"}},
+		{"memory-status.txt", []string{"memory", "status"}},
+		{"cron-list.txt", []string{"cron", "list"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := f.normalize(goldenRun(t, 0, append([]string{"--config", f.cfgPath}, tt.args...)...))
+			// Column widths follow the temporary directory's and the
+			// server's port's lengths: compare the columns, not the padding.
+			checkGolden(t, tt.name, goldenPaddingRE.ReplaceAllString(got, "  "))
+		})
+	}
+}
+
+// goldenPaddingRE matches the padding between a text table's columns.
+var goldenPaddingRE = regexp.MustCompile(` {2,}`)
 
 // TestGoldenJSONErrorDocuments records the documents of a failed report:
 // a config that does not exist, and one that does not parse.
@@ -318,7 +371,7 @@ func TestGoldenJSONErrorDocuments(t *testing.T) {
 }
 
 // TestGoldenSessionsExport records both files `sessions export` writes,
-// and the table of `sessions list` (which has no JSON form).
+// and the table of `sessions list`.
 func TestGoldenSessionsExport(t *testing.T) {
 	f := newGoldenFixture(t)
 	checkGolden(t, "sessions-list.txt", f.normalize(goldenRun(t, 0, "--config", f.cfgPath, "sessions", "list")))

@@ -7,20 +7,19 @@ import (
 	"testing"
 )
 
-// TestDaemonsLoadLeniently: gateway and serve start on defaults after an
-// ordinary config mistake (and say so), never after a fatal one, and the
-// interactive agent stays strict.
-func TestDaemonsLoadLeniently(t *testing.T) {
+// TestDaemonsLoadStrictly: gateway and serve refuse a config mistake
+// with the error that names it, as agent does; none of them starts on
+// defaults (which would drop the provider and channels the file sets).
+func TestDaemonsLoadStrictly(t *testing.T) {
 	clearProviderEnv(t)
 	for _, tt := range []struct {
 		name, body string
 		args       []string
-		fellBack   bool
 		errHas     string
 	}{
-		{name: "serve ordinary", args: []string{"serve", "--listen", "127.0.0.1:0"}, fellBack: true,
+		{name: "serve ordinary", args: []string{"serve", "--listen", "127.0.0.1:0"}, errHas: "max_tool_iterations",
 			body: `{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":-1}}}`},
-		{name: "gateway ordinary", args: []string{"gateway"}, fellBack: true,
+		{name: "gateway ordinary", args: []string{"gateway"}, errHas: "max_tool_iterations",
 			body: `{"schema_version":1,"agents":{"defaults":{"max_tool_iterations":-1}}}`},
 		{name: "serve fatal", args: []string{"serve", "--listen", "127.0.0.1:0"}, errHas: "unit mistake",
 			body: `{"schema_version":1,"agents":{"defaults":{"timeout":"5ms"}}}`},
@@ -32,18 +31,14 @@ func TestDaemonsLoadLeniently(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tt.body), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			// The defaults name no provider key here, so the daemons still
-			// stop, but after the fallback and for that other reason.
 			r := runCLI(t, "", append([]string{"--config", p}, tt.args...)...)
-			said := strings.Contains(r.stderr, "Config unusable, using defaults")
-			if said != tt.fellBack {
-				t.Fatalf("fallback logged = %v, want %v\n%s", said, tt.fellBack, r.stderr)
+			if r.code == 0 || !strings.Contains(r.stderr, tt.errHas) {
+				t.Fatalf("want a refusal naming %q: %+v", tt.errHas, r)
 			}
-			if tt.errHas != "" && !strings.Contains(r.stderr, tt.errHas) {
-				t.Fatalf("stderr lacks %q:\n%s", tt.errHas, r.stderr)
-			}
-			if tt.fellBack && strings.Contains(r.stderr, "joshbot: config") {
-				t.Fatalf("the ordinary mistake still stopped it:\n%s", r.stderr)
+			for _, bad := range []string{"using defaults", "no provider configured"} {
+				if strings.Contains(r.stderr, bad) {
+					t.Fatalf("misleading %q:\n%s", bad, r.stderr)
+				}
 			}
 		})
 	}

@@ -64,24 +64,15 @@ func runPreflight(_ context.Context, opts *preflightOptions) error {
 		Models:        []output.PreflightModel{},
 		Problems:      []output.Problem{},
 	}
-	cfg, err := ro.LoadConfig()
-	if err != nil {
-		doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
-	} else {
+	// Exactly the validation start-up runs, every problem of it.
+	checked := ro.Check()
+	for _, p := range checked.Problems {
+		doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
+	}
+	if cfg := checked.Config; cfg != nil {
 		doc.Profile = cfg.Profile()
-		// The same resolution the agent is wired from, so what preflight
-		// reports is what would be sent.
-		mc, problems := cfg.ResolveAll()
-		for _, m := range mc.Models {
+		for _, m := range checked.Models.Models {
 			doc.Models = append(doc.Models, report.ModelLine(m))
-		}
-		for _, p := range problems {
-			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
-		}
-		if len(problems) == 0 {
-			if _, err := ro.ProviderChain(mc); err != nil {
-				doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
-			}
 		}
 		rep := opts.Probe()
 		confined, detail := onboard.ShellConfinement(cfg, rep)

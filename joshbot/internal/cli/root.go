@@ -171,7 +171,7 @@ func (a *app) rootCommandFor(args []string) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.configPath, "config", "", "config file (default $JOSHBOT_HOME/config.json, else ~/.joshbot/config.json)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of read-only commands (preflight, profiles list): text or json")
+	root.PersistentFlags().StringVar(&a.output, "output", "text", "report format of the read-only commands (status, preflight, sessions list, ...): text or json")
 	all := topCommands(f)
 	name := commandName(root, args)
 	for _, c := range all {

@@ -43,10 +43,10 @@ func newServeCommand(f *cmdutil.Factory, runF func(context.Context, *serveOption
 	return cmd
 }
 
-// runServe loads a lenient runtime whose tools report progress, and serves
+// runServe loads a runtime whose tools report progress, and serves
 // the API over it until stopped.
 func runServe(ctx context.Context, opts *serveOptions) error {
-	rt, err := opts.LoadRuntime(ctx, "", &runtime.Options{Lenient: true, WrapTools: runtime.ProgressTools})
+	rt, err := opts.LoadRuntime(ctx, "", &runtime.Options{WrapTools: runtime.ProgressTools})
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,12 @@ type statusOptions struct {
 	IO         *cmdutil.Streams
 	Paths      func() (cfgPath, home string, err error)
 	LoadConfig func(cfgPath, profile string) (*config.Config, error)
-	Logger     func() *slog.Logger
-	Now        func() time.Time
-	Probe      func() sandbox.Report
+	// RuntimeOptions gives the options start-up runs with, whose Check
+	// says whether joshbot would start.
+	RuntimeOptions func(profile string, o *runtime.Options) (*runtime.Options, error)
+	Logger         func() *slog.Logger
+	Now            func() time.Time
+	Probe          func() sandbox.Report
 
 	// Profile is --profile.
 	Profile string
@@ -41,7 +44,7 @@ type statusOptions struct {
 func newStatus(f *cmdutil.Factory) *cobra.Command { return newStatusCommand(f, runStatus) }
 
 func newStatusCommand(f *cmdutil.Factory, runF func(context.Context, *statusOptions) error) *cobra.Command {
-	opts := &statusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig, Logger: f.Logger, Now: f.Now, Probe: f.Probe}
+	opts := &statusOptions{IO: f.IO, Paths: f.Paths, LoadConfig: f.LoadConfig, RuntimeOptions: f.RuntimeOptions, Logger: f.Logger, Now: f.Now, Probe: f.Probe}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "What joshbot runs with and what it has stored: model, channels, sessions, memory, MCP servers",
@@ -119,11 +122,19 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		MCPServers:    []output.MCPServerStatus{},
 		Problems:      []output.Problem{},
 	}
-	// The strict load says whether joshbot would start; the stored state
-	// is read even when it would not, from the file as written.
-	cfg, err := opts.LoadConfig(cfgPath, opts.Profile)
+	// Start-up's own validation says whether joshbot would start; the
+	// stored state is read even when it would not, from the file as
+	// written.
+	ro, err := opts.RuntimeOptions(opts.Profile, nil)
 	if err != nil {
-		doc.Problems = append(doc.Problems, problemOf(err, cfgPath))
+		return fail(err)
+	}
+	checked := ro.Check()
+	for _, p := range checked.Problems {
+		doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
+	}
+	cfg := checked.Config
+	if cfg == nil {
 		if cfg, err = config.Inspect(cfgPath); err != nil {
 			if !errors.Is(err, config.ErrNotFound) {
 				return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
@@ -132,15 +143,13 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		}
 	}
 	doc.Profile = cfg.Profile()
-	mc, problems := cfg.ResolveAll()
+	mc := checked.Models
+	if mc == nil {
+		mc, _ = cfg.ResolveAll()
+	}
 	if mc != nil {
 		for _, m := range mc.Models {
 			doc.Models = append(doc.Models, report.ModelLine(m))
-		}
-	}
-	if len(doc.Problems) == 0 {
-		for _, p := range problems {
-			doc.Problems = append(doc.Problems, problemOf(p, cfgPath))
 		}
 	}
 	doc.Channels = append(doc.Channels, report.TelegramStatus(cfg))
@@ -169,26 +178,37 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		doc.Problems = append(doc.Problems, output.Problem{Code: config.CodeUnresolvable, Key: runtime.HealthFile, Message: err.Error()})
 	}
 	doc.Ready = len(doc.Problems) == 0
-	return output.Write(opts.IO.Out, opts.IO.Format, doc)
+	if err := output.Write(opts.IO.Out, opts.IO.Format, doc); err != nil {
+		return err
+	}
+	if !doc.Ready {
+		return cmdutil.ExitError{Code: 1}
+	}
+	return nil
 }
 
 // configureOptions is what `joshbot configure` runs with.
 type configureOptions struct {
 	pathsOptions
+	LoadConfig func(cfgPath, profile string) (*config.Config, error)
 	// List is --list, the one thing configure does today.
 	List bool
+	// Profile is --profile.
+	Profile string
 }
 
 func newConfigure(f *cmdutil.Factory) *cobra.Command { return newConfigureCommand(f, runConfigureList) }
 
 func newConfigureCommand(f *cmdutil.Factory, runF func(context.Context, *configureOptions) error) *cobra.Command {
-	opts := &configureOptions{pathsOptions: pathsOptions{IO: f.IO, Paths: f.Paths}}
+	opts := &configureOptions{pathsOptions: pathsOptions{IO: f.IO, Paths: f.Paths}, LoadConfig: f.LoadConfig}
 	cmd := &cobra.Command{
 		Use:   "configure",
 		Short: "Show the effective settings (--list): each key, its value and where it comes from",
-		Long: "configure --list prints every setting by its dotted key with the value joshbot uses and\n" +
-			"its source: default, file or env (a JOSHBOT_ override). Credentials show as (set) or\n" +
-			"(unset), never their value.",
+		Long: "configure --list loads the config as start-up does (and fails where start-up fails) and\n" +
+			"prints every settable key by its dotted name with the value joshbot uses and its source:\n" +
+			"default, file, profile (the selected profile's model setup) or environment (a JOSHBOT_\n" +
+			"override, or the variable an api_key_env names). Credentials show as (set) or (unset),\n" +
+			"never their value.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !opts.List {
@@ -198,6 +218,7 @@ func newConfigureCommand(f *cmdutil.Factory, runF func(context.Context, *configu
 		},
 	}
 	cmd.Flags().BoolVar(&opts.List, "list", false, "list every setting with its value and source")
+	cmdutil.AddProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
@@ -207,24 +228,31 @@ func runConfigureList(_ context.Context, opts *configureOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	file := config.Defaults()
 	var raw map[string]any
+	var cfg *config.Config
 	data, err := os.ReadFile(cfgPath)
 	switch {
 	case err == nil:
-		if file, err = config.Parse(cfgPath, data); err != nil {
+		// The load start-up runs: what it refuses, this refuses.
+		if cfg, err = opts.LoadConfig(cfgPath, opts.Profile); err != nil {
 			return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fail(err)
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		// No file yet: the defaults, with the environment's overrides.
+		cfg = config.Defaults()
+		if err := config.ApplyEnv(cfg, os.Environ()); err != nil {
+			return fail(err)
+		}
+		if err := cfg.Validate(); err != nil {
+			return fail(err)
+		}
+	default:
 		return fail(fmt.Errorf("read config: %w", err))
 	}
-	settings, err := report.ConfigSettings(cfgPath, file, raw)
-	if err != nil {
-		return fail(err)
-	}
+	settings := report.ConfigSettings(cfg, raw, os.Environ())
 	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: settings}
 	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
@@ -267,14 +295,16 @@ func runAuthStatus(_ context.Context, opts *authStatusOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := config.Inspect(cfgPath)
-	if err != nil {
-		return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
-	}
 	doc := &output.AuthStatus{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Providers: []output.AuthEntry{}, Problems: []output.Problem{}}
 	used := map[string]output.Credential{}
-	if _, lerr := opts.LoadConfig(cfgPath, opts.Profile); lerr != nil {
+	// The credentials as start-up resolves them (api_key_env variables,
+	// overrides); the file as written only when that load fails.
+	cfg, lerr := opts.LoadConfig(cfgPath, opts.Profile)
+	if lerr != nil {
 		doc.Problems = append(doc.Problems, problemOf(lerr, cfgPath))
+		if cfg, err = config.Inspect(cfgPath); err != nil {
+			return fail(errors.New(cmdutil.TildeIn(err.Error(), cfgPath)))
+		}
 	}
 	mc, problems := cfg.ResolveAll()
 	if mc != nil {

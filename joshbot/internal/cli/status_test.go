@@ -138,7 +138,7 @@ func TestConfigureListSourcesAndSecrets(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"agents.defaults.max_tokens":          "100 file",
-		"agents.defaults.max_tool_iterations": "7 env",
+		"agents.defaults.max_tool_iterations": "7 environment",
 		"agents.defaults.timeout":             `"2m0s" default`,
 		"providers.custom.api_key":            "(set) file",
 	} {

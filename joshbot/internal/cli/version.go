@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -14,15 +14,16 @@ import (
 // -ldflags "-X github.com/joshbot/joshbot/joshbot/internal/cli.version=v1.2.3".
 var version = "dev"
 
-// versionString describes this build in one line.
-func versionString() string {
+// versionDoc describes this build: the release version, else the module
+// version go install recorded, else "dev".
+func versionDoc() *output.Version {
 	v := version
 	if v == "dev" {
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
 	}
-	return fmt.Sprintf("joshbot %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return &output.Version{SchemaVersion: output.SchemaVersion, Version: v, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 }
 
 // versionOptions is what `joshbot version` runs with.
@@ -42,6 +43,5 @@ func newVersionCommand(f *cmdutil.Factory, runF func(context.Context, *versionOp
 }
 
 func runVersion(_ context.Context, opts *versionOptions) error {
-	_, err := fmt.Fprintln(opts.IO.Out, versionString())
-	return err
+	return output.Write(opts.IO.Out, opts.IO.Format, versionDoc())
 }

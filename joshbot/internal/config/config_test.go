@@ -87,7 +87,7 @@ func TestLoadErrorsNameWhatToChange(t *testing.T) {
 	}{
 		{"syntax", "{\n  \"schema_version\": 1,\n  \"agents\": {,}\n}", []string{"config.json:3:", "invalid JSON"}},
 		{"type", "{\n\"schema_version\": \"one\"}", []string{"config.json:2:", "schema_version"}},
-		{"unknown key", `{"schema_version":1,"agents":{"defaults":{"modle":"x"}}}`, []string{`unknown key "modle"`}},
+		{"unknown key", `{"schema_version":1,"agents":{"defaults":{"modle":"x"}}}`, []string{`unknown key "agents.defaults.modle"`, `did you mean "model"?`}},
 		{"empty", ``, []string{"empty"}},
 		{"trailing", valid + "{}", []string{"after the closing brace"}},
 		{"sub-second", `{"schema_version":1,"agents":{"defaults":{"timeout":"500ms"}}}`, []string{"agents.defaults.timeout", "unit mistake"}},
@@ -266,5 +266,24 @@ func TestWorkspaceDir(t *testing.T) {
 	cfg.Agents.Defaults.Workspace = "~/x"
 	if w, _ := cfg.WorkspaceDir("/h"); w != filepath.Join(home, "x") {
 		t.Errorf("tilde = %s", w)
+	}
+}
+
+// TestUnknownKeyNamedWithSuggestion (issue 22 item 4): a misspelt key is
+// named by its full path, with the key it most likely meant.
+func TestUnknownKeyNamedWithSuggestion(t *testing.T) {
+	for _, tt := range []struct{ body, path, suggest string }{
+		{`{"agents":{"defaults":{"temprature":0.5}}}`, "agents.defaults.temprature", "temperature"},
+		{`{"providers":{"openrouter":{"api_kye_env":"X"}}}`, "providers.openrouter.api_kye_env", "api_key_env"},
+		{`{"models_config":{"agent":{"model":"a/b","fallbacks":[{"modle":"x"}]}}}`, "models_config.agent.fallbacks[0].modle", "model"},
+		{`{"agents":{"defaults":{"zzzzzzzz":1}}}`, "agents.defaults.zzzzzzzz", ""},
+	} {
+		path, suggest, ok := unknownKey([]byte(tt.body))
+		if !ok || path != tt.path || suggest != tt.suggest {
+			t.Errorf("%s: got %q, %q, %v; want %q, %q", tt.body, path, suggest, ok, tt.path, tt.suggest)
+		}
+	}
+	if _, _, ok := unknownKey([]byte(`{"schema_version":1,"agents":{"defaults":{"temperature":0.5}}}`)); ok {
+		t.Error("a known key reported unknown")
 	}
 }

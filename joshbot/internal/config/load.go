@@ -143,7 +143,7 @@ func describeJSONError(name string, data []byte, err error) error {
 		return fmt.Errorf("config %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
 	case errors.As(err, &typ):
 		line, col := position(data, typ.Offset)
-		return fmt.Errorf("config %s:%d:%d: %s must be a %s, not a JSON %s", name, line, col, typ.Field, typ.Type, typ.Value)
+		return fmt.Errorf("config %s:%d:%d: %s must be %s, not a JSON %s", name, line, col, typ.Field, article(typ.Type.String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// The decoder read to the end inside a value: the file was cut
 		// short (a crash mid-write, a full disk), and its end is where.
@@ -154,6 +154,12 @@ func describeJSONError(name string, data []byte, err error) error {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		if path, suggest, found := unknownKey(data); found {
+			if suggest != "" {
+				return ordinary(fmt.Errorf("config %s: unknown key %q: did you mean %q? (check its spelling and level)", name, path, suggest))
+			}
+			return ordinary(fmt.Errorf("config %s: unknown key %q: check its spelling and level", name, path))
+		}
 		return ordinary(fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f))
 	}
 	// Errors from a field's own decoder (a bad duration) carry no offset;
@@ -184,6 +190,11 @@ func (c *Config) resolveCredentials() error {
 		if p.APIKey != "" {
 			return fmt.Errorf("providers.%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", name)
 		}
+		if overridden(os.Environ(), "providers", name, "api_key") {
+			// ApplyEnv sets the key next: the override replaces the
+			// api_key_env reference, so its variable need not be set.
+			continue
+		}
 		v, err := lookupKey("providers."+name, p.APIKeyEnv)
 		if err != nil {
 			return err
@@ -192,8 +203,10 @@ func (c *Config) resolveCredentials() error {
 		c.Providers[name] = p
 	}
 	a := &c.ModelsConfig.Agent
-	if err := resolveEntryKey(c.agentKey(), a); err != nil {
-		return err
+	if !overridden(os.Environ(), "models_config", "agent", "api_key") {
+		if err := resolveEntryKey(c.agentKey(), a); err != nil {
+			return err
+		}
 	}
 	for i := range a.Fallbacks {
 		if err := resolveEntryKey(fmt.Sprintf("%s.fallbacks[%d]", c.agentKey(), i), &a.Fallbacks[i]); err != nil {
@@ -201,6 +214,22 @@ func (c *Config) resolveCredentials() error {
 		}
 	}
 	return nil
+}
+
+// overridden reports whether environ holds a non-blank environment
+// override (see [ApplyEnv]) of the key path.
+func overridden(environ []string, path ...string) bool {
+	want := strings.Join(path, "__")
+	for _, e := range environ {
+		name, value, ok := strings.Cut(e, "=")
+		if !ok || strings.TrimSpace(value) == "" || !strings.HasPrefix(name, EnvPrefix) {
+			continue
+		}
+		if strings.EqualFold(strings.TrimPrefix(name, EnvPrefix), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveEntryKey reads the api_key_env of a model entry at key.
@@ -355,4 +384,12 @@ func (c *Config) providerNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// article is noun with its indefinite article: "an int", "a string".
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestMigrateMissingStepIsFatal checks that a file no step can upgrade
-// is a fatal error, which LoadLenient never replaces with defaults.
+// is a fatal error, which is never classed ordinary.
 func TestMigrateMissingStepIsFatal(t *testing.T) {
 	rename := func(doc map[string]json.RawMessage) error { return nil }
 	_, err := upgrade("c.json", []byte(`{"schema_version":1}`), 3, map[int]configmigrate.Step{1: rename})
@@ -35,7 +35,9 @@ func TestEveryVersionHasAStep(t *testing.T) {
 	}
 }
 
-func TestLoadLenient(t *testing.T) {
+// TestLoadClassifiesMistakes: every mistake stops the load (no command
+// starts on defaults), and each is classed ordinary or fatal.
+func TestLoadClassifiesMistakes(t *testing.T) {
 	for _, tt := range []struct {
 		name         string
 		body         string
@@ -60,25 +62,18 @@ func TestLoadLenient(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tt.body), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, fellBack, err := LoadLenient(p, nil)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || cfg != nil {
-					t.Fatalf("err = %v, cfg = %v; want a fatal error naming %q", err, cfg != nil, tt.wantErr)
+			cfg, err := Load(p)
+			switch {
+			case tt.wantErr == "" && !tt.wantFallback:
+				if err != nil {
+					t.Fatalf("err = %v", err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("err = %v", err)
-			}
-			if (fellBack != nil) != tt.wantFallback {
-				t.Fatalf("fellBack = %v, want fallback %v", fellBack, tt.wantFallback)
-			}
-			if tt.wantFallback && cfg.Agents.Defaults.MaxToolIterations != Defaults().Agents.Defaults.MaxToolIterations {
-				t.Fatal("fallback is not the defaults")
-			}
-			// The strict load refuses the same file.
-			if _, serr := Load(p); (serr != nil) != tt.wantFallback {
-				t.Fatalf("strict Load err = %v", serr)
+			case err == nil || cfg != nil:
+				t.Fatalf("a mistake loaded: cfg = %v", cfg != nil)
+			case tt.wantFallback != IsOrdinary(err):
+				t.Fatalf("IsOrdinary(%v) = %v, want %v", err, IsOrdinary(err), tt.wantFallback)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
+				t.Fatalf("err = %v, want it to name %q", err, tt.wantErr)
 			}
 		})
 	}

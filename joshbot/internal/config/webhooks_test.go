@@ -14,7 +14,7 @@ func TestChannelAndWebhookErrorsNameTheKey(t *testing.T) {
 		{"discord without token_env", `{"schema_version":1,"channels":{"discord":{"enabled":true}}}`, "channels.discord.token_env"},
 		{"discord channel id", `{"schema_version":1,"channels":{"discord":{"respond_to_all_channels":["general"]}}}`, "channels.discord.respond_to_all_channels[0]"},
 		{"slack without tokens", `{"schema_version":1,"channels":{"slack":{"enabled":true,"app_token_env":"A"}}}`, "channels.slack.bot_token_env"},
-		{"slack typo", `{"schema_version":1,"channels":{"slack":{"bot_token":"x"}}}`, `unknown key "bot_token"`},
+		{"slack typo", `{"schema_version":1,"channels":{"slack":{"bot_token":"x"}}}`, `unknown key "channels.slack.bot_token"`},
 		{"routes without listen", `{"schema_version":1,"webhooks":{"routes":[{"name":"gh","path":"/h","secret_env":"S"}]}}`, "webhooks.listen"},
 		{"listen without routes", `{"schema_version":1,"webhooks":{"listen":"127.0.0.1:8787"}}`, "webhooks.routes"},
 		{"bad listen", `{"schema_version":1,"webhooks":{"listen":"8787","routes":[{"name":"gh","path":"/h","secret_env":"S"}]}}`, "webhooks.listen"},

@@ -56,7 +56,7 @@ func runGatewayOn(t *testing.T, cfgPath string, wrap func(agent.Sessions) agent.
 	w := &syncWriter{w: &bytes.Buffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	rt, err := runtime.Load(ctx, &runtime.Options{
-		ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), Lenient: true, WrapTools: runtime.ProgressTools,
+		ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), WrapTools: runtime.ProgressTools,
 		Logger: slog.New(slog.NewTextHandler(w, nil)), WrapSessions: wrap,
 	})
 	if err != nil {

@@ -11,7 +11,7 @@
 //
 // # Quick start
 //
-//	rt, err := runtime.Load(ctx, &runtime.Options{..., Lenient: true, WrapTools: runtime.ProgressTools})
+//	rt, err := runtime.Load(ctx, &runtime.Options{..., WrapTools: runtime.ProgressTools})
 //	if err != nil { ... }
 //	defer rt.Close()
 //	err = gateway.New(rt, &gateway.Options{Grace: 30 * time.Second}).Run(ctx)

@@ -47,8 +47,7 @@ type Gateway struct {
 
 // New returns a gateway over rt, which should be loaded with
 // [runtime.ProgressTools] as its WrapTools so a live channel can show
-// what a turn's tools are doing, and leniently (a daemon starts on
-// defaults after an ordinary config mistake).
+// what a turn's tools are doing.
 func New(rt *runtime.Runtime, o *Options) *Gateway {
 	if o == nil {
 		o = &Options{}

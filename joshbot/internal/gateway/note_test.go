@@ -50,7 +50,7 @@ func TestGatewayToolNoteIsTheStatusLine(t *testing.T) {
 		ch := channeltest.NewFakeNamed("telegram")
 		ctx, cancel := context.WithCancel(context.Background())
 		rt, err := runtime.Load(ctx, &runtime.Options{
-			ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), Lenient: true,
+			ConfigPath: cfgPath, Home: filepath.Dir(cfgPath),
 			Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &bytes.Buffer{}}, nil)),
 			WrapTools: func(reg *tools.Registry) (*tools.Registry, error) {
 				if err := reg.Register(notingTool{}); err != nil {

@@ -201,7 +201,7 @@ func runGateway(t *testing.T, cfgPath string, logs *bytes.Buffer, extra ...chann
 	w := &syncWriter{w: logs}
 	ctx, cancel := context.WithCancel(context.Background())
 	rt, err := runtime.Load(ctx, &runtime.Options{
-		ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), Lenient: true, WrapTools: runtime.ProgressTools,
+		ConfigPath: cfgPath, Home: filepath.Dir(cfgPath), WrapTools: runtime.ProgressTools,
 		Logger: slog.New(slog.NewTextHandler(w, nil)),
 	})
 	if err != nil {

@@ -187,7 +187,7 @@ func (l *ProfileList) WriteText(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPROVIDER\tWIRE MODEL\tAPI HOST\tKEY\tSTATUS")
+	fmt.Fprintln(tw, "NAME\tPROVIDER\tWIRE MODEL\tAPI HOST\tKEY\tSTATUS\tDESCRIPTION")
 	for _, p := range l.Profiles {
 		name := p.Name
 		if p.Default {
@@ -207,7 +207,7 @@ func (l *ProfileList) WriteText(w io.Writer) error {
 		case p.Problem != nil:
 			status = p.Problem.Code
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Provider), dash(p.WireModel), dash(p.APIHost), key, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Provider), dash(p.WireModel), dash(p.APIHost), key, status, dash(p.Description))
 	}
 	tw.Flush()
 	for _, p := range l.Profiles {

@@ -228,7 +228,8 @@ type ConfigEntry struct {
 	// Value is the effective value as JSON text; a credential is shown as
 	// "(set)" or "(unset)", never itself.
 	Value string `json:"value"`
-	// Source is default, file or env.
+	// Source is default, file, profile or environment (a JOSHBOT_ override,
+	// or the variable an api_key_env names).
 	Source string `json:"source"`
 }
 

@@ -71,6 +71,9 @@ func redactAssignments(s string) string {
 				continue
 			}
 			end = v + e
+		} else if v < len(s) && s[v] == '<' && angleEnd(s, v) > 0 {
+			// <your key>: a placeholder, blanks and all.
+			continue
 		} else {
 			end = valueEnd(s, v)
 			// auth=Bearer <key>: the credential is the word after the
@@ -116,6 +119,20 @@ func valueEnd(s string, v int) int {
 		end++
 	}
 	return end
+}
+
+// angleEnd returns the index just past the '>' that closes the '<' at v
+// on the same line, within a placeholder's length, or 0 when there is none.
+func angleEnd(s string, v int) int {
+	for i := v + 1; i < len(s) && i < v+40; i++ {
+		switch s[i] {
+		case '>':
+			return i + 1
+		case '<', '\n', '\r', '"', '\'':
+			return 0
+		}
+	}
+	return 0
 }
 
 // authSchemes are the HTTP authentication schemes a credential follows.

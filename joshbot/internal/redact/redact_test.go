@@ -131,3 +131,23 @@ func TestLongLineIsFlushedInPieces(t *testing.T) {
 		t.Fatal("an endless line was held forever")
 	}
 }
+
+// TestPlaceholdersInHelpTextStay proves help text that shows the shape of a
+// credential is not garbled: placeholders stay word for word, and a real
+// value's redaction keeps the sentence's closing bracket.
+func TestPlaceholdersInHelpTextStay(t *testing.T) {
+	for _, s := range []string{
+		"(for example OPENROUTER_API_KEY=<key>), or start Ollama",
+		"(for example OPENROUTER_API_KEY=sk-or-...), or start Ollama",
+		"set api_key: sk-… in the file",
+		"export OPENAI_API_KEY=<your key> first",
+	} {
+		if got := String(s); got != s {
+			t.Errorf("String(%q) = %q", s, got)
+		}
+	}
+	got := String("(for example OPENROUTER_API_KEY=sk-or-v1-abcdefghijklmnop1234), or start Ollama")
+	if want := "(for example OPENROUTER_API_KEY=" + Marker + "), or start Ollama"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -89,6 +89,13 @@ func placeholder(v string) bool {
 		strings.Trim(v, "*.xX") == "":
 		return true
 	}
+	// sk-or-... or sk-…: a short prefix and an ellipsis show a key's
+	// shape in help text; a credential is never that short.
+	for _, dots := range []string{"...", "…"} {
+		if head, ok := strings.CutSuffix(v, dots); ok && len(head) <= 8 {
+			return true
+		}
+	}
 	return false
 }
 

@@ -150,55 +150,6 @@ func flattenAny(v any) map[string]string {
 	return out
 }
 
-// ConfigSettings lists every setting of the config at cfgPath, which
-// parsed to file (the defaults when there is no file) with raw its JSON
-// as written: the effective value after environment overrides, where it
-// comes from (default, file or env), and credentials as (set) or
-// (unset), never their value.
-func ConfigSettings(cfgPath string, file *config.Config, raw map[string]any) ([]output.ConfigEntry, error) {
-	eff, err := config.Parse(cfgPath, mustJSON(file))
-	if err != nil {
-		return nil, err
-	}
-	if err := config.ApplyEnv(eff, os.Environ()); err != nil {
-		return nil, err
-	}
-	fromFile, effective, inFile := flatten(mustJSON(file)), flatten(mustJSON(eff)), flattenAny(raw)
-	keys := make([]string, 0, len(effective))
-	for k := range effective {
-		keys = append(keys, k)
-	}
-	for k := range fromFile {
-		if _, ok := effective[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	out := []output.ConfigEntry{}
-	for _, k := range keys {
-		v, ok := effective[k]
-		if !ok {
-			continue
-		}
-		src := "default"
-		if _, ok := inFile[k]; ok {
-			src = "file"
-		}
-		if fromFile[k] != v {
-			src = "env"
-		}
-		if secretKey(k) {
-			if v == `""` || v == "null" {
-				v = "(unset)"
-			} else {
-				v = "(set)"
-			}
-		}
-		out = append(out, output.ConfigEntry{Key: k, Value: v, Source: src})
-	}
-	return out, nil
-}
-
 // AuthEntries reports each provider cfg declares or used names (the
 // credential each resolved model uses, by provider): where its
 // credential comes from and whether it is set, never the credential.

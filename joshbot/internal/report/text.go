@@ -2,37 +2,32 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/memory"
 )
 
 // MessageLine renders one message of a session on one line.
 func MessageLine(m *memory.Message) string {
-	var b strings.Builder
+	item := MessageItem(m)
+	return item.Line()
+}
+
+// MessageItem is m as the reports' documents hold it, not yet redacted.
+func MessageItem(m *memory.Message) output.MessageItem {
+	item := output.MessageItem{Role: m.Role, Name: m.Name, Summary: m.Kind == memory.KindCompaction, Content: m.Content}
 	if !m.Time.IsZero() {
-		b.WriteString("[" + m.Time.UTC().Format("2006-01-02 15:04:05") + "] ")
+		item.Time = m.Time.UTC()
 	}
-	if m.Kind == memory.KindCompaction {
-		b.WriteString("summary of earlier messages: ")
-	} else {
-		b.WriteString(m.Role)
-		if m.Name != "" {
-			b.WriteString(" (" + m.Name + ")")
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(m.Content)
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [calls %s %s]", c.Name, c.Arguments)
+		item.ToolCalls = append(item.ToolCalls, output.ToolCallItem{Name: c.Name, Arguments: c.Arguments})
 	}
-	return b.String()
+	return item
 }
 
 // HumanSize is n bytes in B, KiB or MiB.
@@ -58,52 +53,52 @@ func ClipLine(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// WriteMemoryStatus writes the long-term memory's state for a person:
-// file sizes, session memories, dream mode, what waits to be consolidated
-// and the last consolidation; then, for each session in keys, the scope its
-// learned facts go to and its prompt shows (memory.LongTerm.ScopeOf).
-func WriteMemoryStatus(out io.Writer, lt *memory.LongTerm, keys []string) error {
+// MemoryStatus is the long-term memory's state as a document: file sizes,
+// session memories, dream mode, what waits to be consolidated, and where
+// each of keys' learned facts go. Paths are redacted.
+func MemoryStatus(lt *memory.LongTerm, keys []string) (*output.MemoryReport, error) {
 	ds, err := lt.DreamStatus()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	size := func(p string) string {
+	size := func(p string) *int64 {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return "absent"
+			return nil
 		}
-		return HumanSize(fi.Size())
+		n := fi.Size()
+		return &n
 	}
 	sessionFiles, _ := filepath.Glob(filepath.Join(lt.SessionDir(), "*.md"))
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "Workspace:\t%s\n", redact.String(lt.Dir()))
-	fmt.Fprintf(w, "MEMORY.md:\t%s (limit %s; the overflow is consolidated, never cut)\n", size(filepath.Join(lt.Dir(), memory.MemoryFileName)), HumanSize(int64(lt.MaxBytes())))
-	fmt.Fprintf(w, "Session memories:\t%d files in %s\n", len(sessionFiles), redact.String(lt.SessionDir()))
-	fmt.Fprintf(w, "HISTORY.md:\t%s\n", size(lt.HistoryPath()))
-	fmt.Fprintf(w, "Dream mode:\t%s\n", ds.Mode)
-	pending := fmt.Sprintf("%d turns (%s)", ds.RawRecords, HumanSize(ds.RawBytes))
-	if ds.Interrupted {
-		pending += ", including an interrupted run that the next consolidation finishes"
+	doc := &output.MemoryReport{
+		SchemaVersion: output.SchemaVersion, Workspace: redact.String(lt.Dir()),
+		MemoryBytes: size(filepath.Join(lt.Dir(), memory.MemoryFileName)), MemoryLimitBytes: int64(lt.MaxBytes()),
+		SessionMemories: len(sessionFiles), SessionMemoryDir: redact.String(lt.SessionDir()),
+		HistoryBytes: size(lt.HistoryPath()),
+		Dream: output.DreamReport{Mode: ds.Mode, PendingTurns: ds.RawRecords, PendingBytes: ds.RawBytes, Interrupted: ds.Interrupted,
+			Insights: ds.Insights, Runs: ds.Batches, LastRun: ds.LastRun.UTC()},
+		Scopes: []output.MemoryScope{},
 	}
-	fmt.Fprintf(w, "Waiting to consolidate:\t%s\n", pending)
-	fmt.Fprintf(w, "Insights:\t%d from %d runs\n", ds.Insights, ds.Batches)
-	last := "never"
-	if !ds.LastRun.IsZero() {
-		last = ds.LastRun.UTC().Format(time.DateTime) + " UTC"
+	if ds.LastRun.IsZero() {
+		doc.Dream.LastRun = time.Time{}
 	}
-	fmt.Fprintf(w, "Last consolidation:\t%s\n", last)
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	fmt.Fprintln(out, "\nWhere each session's learned facts go (and which its prompt shows):")
-	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, k := range keys {
-		fmt.Fprintf(w, "  %s\t%s\n", k, ScopeName(lt, k))
+		item := output.MemoryScope{Session: k}
+		sc := lt.ScopeOf(k)
+		p, err := lt.FactsPath(sc)
+		switch {
+		case err != nil:
+			item.Problem = err.Error()
+		case sc == memory.SharedScope:
+			item.FactsFile, item.Scope = redact.String(p), "shared"
+		case sc == k:
+			item.FactsFile, item.Scope = redact.String(p), "own"
+		default:
+			item.FactsFile, item.Scope = redact.String(p), sc
+		}
+		doc.Scopes = append(doc.Scopes, item)
 	}
-	return w.Flush()
+	return doc, nil
 }
 
 // ScopeName describes the scope of session key in lt for a person: the

@@ -12,8 +12,8 @@
 //	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: "cli:default", Text: "hi", Channel: "cli"})
 //	rt.Drain(ctx) // learning and compaction after the reply
 //
-// Every choice a command makes about the runtime (a lenient load, tools
-// that report progress) and every test seam (the sandbox constructor, the
+// Every choice a command makes about the runtime (tools that report
+// progress) and every test seam (the sandbox constructor, the
 // Copilot token URL) is an [Options] field; nothing is read from package
 // variables.
 package runtime

@@ -38,7 +38,7 @@ func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agen
 	if err := tools.RegisterConfig(reg, &configAccess{path: cfgPath}, out); err != nil {
 		return err
 	}
-	if err := tools.RegisterSubagentProfiles(reg, &configAccess{path: cfgPath}, out); err != nil {
+	if err := tools.RegisterSubagentProfiles(reg, &configAccess{path: cfgPath}, out, "agents.profiles"); err != nil {
 		return err
 	}
 	if err := registerSkills(home, ws, reg, opts, o.Logger); err != nil {

@@ -43,7 +43,7 @@ func TestLearningModelIsWired(t *testing.T) {
 	if err := config.Save(p, cfg); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := runtime.Load(context.Background(), &runtime.Options{ConfigPath: p, Home: filepath.Dir(p), Lenient: true})
+	rt, err := runtime.Load(context.Background(), &runtime.Options{ConfigPath: p, Home: filepath.Dir(p)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestSubagentProfilesToolEditsTheConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := tools.NewRegistry()
-	if err := tools.RegisterSubagentProfiles(reg, &configAccess{path: path}, nil); err != nil {
+	if err := tools.RegisterSubagentProfiles(reg, &configAccess{path: path}, nil, "agents.profiles"); err != nil {
 		t.Fatal(err)
 	}
 	ap := &allowAll{}

@@ -31,9 +31,6 @@ type Options struct {
 	// Profile is --profile: the named model setup to run with; "" is the
 	// config's own.
 	Profile string
-	// Lenient lets a daemon (gateway, serve) start on defaults after an
-	// ordinary config mistake; see config.LoadLenient. False fails on it.
-	Lenient bool
 	// WrapTools rebuilds the tool registry before the agent is made (serve
 	// and the gateway use [ProgressTools]); nil leaves the registry alone.
 	WrapTools func(*tools.Registry) (*tools.Registry, error)
@@ -134,18 +131,12 @@ func (rt *Runtime) Close() error {
 func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	o = o.withDefaults()
 	cfgPath, home := o.ConfigPath, o.Home
-	cfg, err := o.LoadConfig()
-	if err != nil {
+	// One code path with preflight: what Check refuses, Load refuses.
+	checked := o.Check()
+	if err := checked.Err(cfgPath); err != nil {
 		return nil, err
 	}
-	mc, err := cfg.ResolveModelConfig()
-	if err != nil {
-		return nil, fmt.Errorf("%w (config %s)", err, config.Tilde(cfgPath))
-	}
-	chain, err := o.ProviderChain(mc)
-	if err != nil {
-		return nil, err
-	}
+	cfg, mc, chain := checked.Config, checked.Models, checked.chain
 	primary := &mc.Models[0]
 	ep := &config.Endpoint{Provider: primary.Provider, BaseURL: primary.BaseURL, APIKey: primary.APIKey, Timeout: primary.Timeout, Model: primary.WireModel}
 	ws, err := cfg.WorkspaceDir(home)
@@ -333,18 +324,13 @@ func LoadStored(cfgPath, home string) (*Stored, error) {
 }
 
 // LoadConfig loads the config at o.ConfigPath with o.Profile applied,
-// leniently when o.Lenient.
+// strictly, for every command alike. The daemons (gateway, serve) once
+// started on the defaults after an ordinary mistake; that dropped the
+// provider, channels and keys the file sets and buried the real cause
+// under a second, misleading error, so a mistake now stops them with the
+// error that names it, as it stops `agent` and `preflight`.
 func (o *Options) LoadConfig() (*config.Config, error) {
-	o = o.withDefaults()
-	cfgPath := o.ConfigPath
-	if o.Lenient {
-		cfg, fellBack, err := config.LoadLenient(cfgPath, &config.LoadOptions{Profile: o.Profile})
-		if fellBack != nil {
-			o.Logger.Error("Config unusable, using defaults", "config", config.Tilde(cfgPath), "err", fellBack)
-		}
-		return cfg, err
-	}
-	return config.LoadWith(cfgPath, &config.LoadOptions{Profile: o.Profile})
+	return config.LoadWith(o.ConfigPath, &config.LoadOptions{Profile: o.Profile})
 }
 
 // ProviderChain builds the retry/fallback chain over every resolved model,

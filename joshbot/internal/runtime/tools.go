@@ -51,7 +51,7 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
 		return nil, fmt.Errorf("web_fetch: %w", err)
 	}
-	backends, err := searchBackends(&tc.Web, mcp, slices.ContainsFunc(cfg.MCP.Names(), func(n string) bool { return cfg.MCP.Servers[n].IsEnabled() }))
+	backends, err := searchBackends(&tc.Web, mcp, anyMCPEnabled(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +133,11 @@ func (o *Options) newShell(cfg *config.Config, home, realDir string, approval to
 		o.Logger.Debug("shell tool", "dir", realDir, "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", approval)
 	}
 	return shell, nil
+}
+
+// anyMCPEnabled reports whether cfg enables at least one MCP server.
+func anyMCPEnabled(cfg *config.Config) bool {
+	return slices.ContainsFunc(cfg.MCP.Names(), func(n string) bool { return cfg.MCP.Servers[n].IsEnabled() })
 }
 
 // searchBackends builds the backends in the configured order. By default

@@ -4,7 +4,7 @@
 //
 // # Quick start
 //
-//	rt, err := runtime.Load(ctx, &runtime.Options{..., Lenient: true, WrapTools: runtime.ProgressTools})
+//	rt, err := runtime.Load(ctx, &runtime.Options{..., WrapTools: runtime.ProgressTools})
 //	if err != nil { ... }
 //	defer rt.Close()
 //	srv, err := serve.New(rt, &serve.Options{Stdout: os.Stdout})

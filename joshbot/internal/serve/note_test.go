@@ -39,7 +39,7 @@ func TestServerStreamsToolNotesAsComments(t *testing.T) {
 	// The same config, loaded with the noting tool added to the registry.
 	ctx, cancel := context.WithCancel(context.Background())
 	p := filepath.Join(home, "config.json")
-	rt, err := runtime.Load(ctx, &runtime.Options{ConfigPath: p, Home: home, Lenient: true, WrapTools: func(reg *tools.Registry) (*tools.Registry, error) {
+	rt, err := runtime.Load(ctx, &runtime.Options{ConfigPath: p, Home: home, WrapTools: func(reg *tools.Registry) (*tools.Registry, error) {
 		if err := reg.Register(notingTool{}); err != nil {
 			return nil, err
 		}

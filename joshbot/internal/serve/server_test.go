@@ -62,7 +62,7 @@ func startServerIn(t *testing.T, srv *providertest.Server, home string, mods ...
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rt, err := runtime.Load(ctx, &runtime.Options{ConfigPath: p, Home: filepath.Dir(p), Lenient: true, WrapTools: runtime.ProgressTools})
+	rt, err := runtime.Load(ctx, &runtime.Options{ConfigPath: p, Home: filepath.Dir(p), WrapTools: runtime.ProgressTools})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

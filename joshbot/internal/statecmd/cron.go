@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/cron"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
+	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/tools"
 )
@@ -61,21 +62,18 @@ func newCronListCmd(f *cmdutil.Factory, runF func(context.Context, *cronListOpti
 func runCronList(ctx context.Context, opts *cronListOptions) error {
 	store, err := opts.store()
 	if err != nil {
-		return err
+		return cmdutil.Fail(opts.IO, opts.IO.Format, err)
 	}
 	jobs, _ := store.List(ctx, "")
-	if len(jobs) == 0 {
-		fmt.Fprintln(opts.IO.Out, "No jobs scheduled.")
-		return nil
-	}
+	doc := &output.CronList{SchemaVersion: output.SchemaVersion, Jobs: []output.CronItem{}}
 	for _, j := range jobs {
-		every := "once"
+		item := output.CronItem{ID: j.ID, Next: j.Next.UTC(), Session: j.SessionKey, Message: redact.String(j.Message)}
 		if j.Every > 0 {
-			every = "every " + j.Every.String()
+			item.Every = j.Every.String()
 		}
-		fmt.Fprintf(opts.IO.Out, "%s  %s  %-10s  %-20s  %s\n", j.ID, j.Next.Local().Format(time.DateTime), every, j.SessionKey, j.Message)
+		doc.Jobs = append(doc.Jobs, item)
 	}
-	return nil
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
 // cronRemoveOptions is what `cron remove` runs with.

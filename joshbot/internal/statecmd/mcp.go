@@ -11,6 +11,7 @@ import (
 
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
 	"github.com/joshbot/joshbot/mcpclient"
@@ -66,6 +67,10 @@ func newMCPListCmd(f *cmdutil.Factory, runF func(context.Context, *mcpListOption
 		Short: "Start each declared server, show its state and the tools it advertises, then stop it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("output") && opts.IO.Format == output.JSON {
+				// The root's --output json, given before "mcp".
+				opts.Output = "json"
+			}
 			if opts.Output != "text" && opts.Output != "json" {
 				return fmt.Errorf("--output %q: use text or json", opts.Output)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/memory"
 )
@@ -36,15 +37,20 @@ func newMemoryStatusCmd(f *cmdutil.Factory, runF func(context.Context, *memorySt
 }
 
 func runMemoryStatus(_ context.Context, opts *memoryStatusOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
 	st, err := opts.Stored()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	keys, err := st.Sessions.Keys()
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	return report.WriteMemoryStatus(opts.IO.Out, st.Memory, keys)
+	doc, err := report.MemoryStatus(st.Memory, keys)
+	if err != nil {
+		return fail(err)
+	}
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
 // memoryConsolidateOptions is what `memory consolidate` runs with.

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
+	"github.com/joshbot/joshbot/joshbot/internal/output"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/joshbot/internal/report"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
@@ -60,33 +60,25 @@ func newSessionsListCmd(f *cmdutil.Factory, runF func(context.Context, *sessions
 }
 
 func runSessionsList(_ context.Context, opts *sessionsListOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
 	st, err := opts.Stored()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	list, err := st.Sessions.List()
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	if len(list) == 0 {
-		fmt.Fprintln(opts.IO.Out, "No sessions yet.")
-		return nil
-	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SESSION\tMESSAGES\tSIZE\tUPDATED")
+	doc := &output.SessionList{SchemaVersion: output.SchemaVersion, Sessions: []output.SessionItem{}}
 	for _, in := range list {
-		snap, err := st.Sessions.Read(in.Key)
-		if err != nil {
-			fmt.Fprintf(w, "%s\t?\t%d\t%s\n", in.Key, in.Size, in.Updated.UTC().Format(time.DateTime))
-			continue
+		item := output.SessionItem{Key: in.Key, SizeBytes: in.Size, Updated: in.Updated.UTC()}
+		if snap, err := st.Sessions.Read(in.Key); err == nil {
+			n := len(snap.Messages)
+			item.Messages, item.Unreadable = &n, snap.Unreadable
 		}
-		n := strconv.Itoa(len(snap.Messages))
-		if snap.Unreadable > 0 {
-			n += fmt.Sprintf(" (+%d unreadable)", snap.Unreadable)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", in.Key, n, report.HumanSize(in.Size), in.Updated.UTC().Format(time.DateTime))
+		doc.Sessions = append(doc.Sessions, item)
 	}
-	return w.Flush()
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
 // sessionsShowOptions is what `sessions show` runs with.
@@ -116,26 +108,36 @@ func newSessionsShowCmd(f *cmdutil.Factory, runF func(context.Context, *sessions
 }
 
 func runSessionsShow(_ context.Context, opts *sessionsShowOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
 	st, err := opts.Stored()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	snap, err := readSession(st.Sessions, opts.Key)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	msgs := snap.Messages
 	if opts.Last > 0 && len(msgs) > opts.Last {
 		msgs = msgs[len(msgs)-opts.Last:]
 	}
-	w := bufio.NewWriter(opts.IO.Out)
+	doc := &output.SessionShow{SchemaVersion: output.SchemaVersion, Key: snap.Key, Total: len(snap.Messages),
+		Messages: []output.MessageItem{}, Unreadable: snap.Unreadable}
 	for i := range msgs {
-		fmt.Fprintln(w, redact.String(report.MessageLine(&msgs[i])))
+		doc.Messages = append(doc.Messages, messageItem(&msgs[i]))
 	}
-	if snap.Unreadable > 0 {
-		fmt.Fprintf(w, "(%d unreadable lines skipped; `joshbot sessions export` records them)\n", snap.Unreadable)
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
+}
+
+// messageItem is m as a report shows it: redacted, since a JSON document
+// does not pass through the redacting writer.
+func messageItem(m *memory.Message) output.MessageItem {
+	item := report.MessageItem(m)
+	item.Content = redact.String(item.Content)
+	for i := range item.ToolCalls {
+		item.ToolCalls[i].Arguments = redact.String(item.ToolCalls[i].Arguments)
 	}
-	return w.Flush()
+	return item
 }
 
 // readSession is Store.Read with errors a user can act on.
@@ -173,28 +175,20 @@ func newSessionsSearchCmd(f *cmdutil.Factory, runF func(context.Context, *sessio
 }
 
 func runSessionsSearch(_ context.Context, opts *sessionsSearchOptions) error {
+	fail := func(err error) error { return cmdutil.Fail(opts.IO, opts.IO.Format, err) }
 	st, err := opts.Stored()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	hits, err := st.Sessions.Search(opts.Query, &memory.SearchOptions{Limit: opts.Limit})
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	if len(hits) == 0 {
-		fmt.Fprintln(opts.IO.Out, "No matches.")
-		return nil
-	}
-	w := bufio.NewWriter(opts.IO.Out)
+	doc := &output.SessionSearch{SchemaVersion: output.SchemaVersion, Query: redact.String(opts.Query), Hits: []output.SearchHit{}}
 	for i := range hits {
-		h := &hits[i]
-		where := h.Key
-		if h.Archived {
-			where += " (archive)"
-		}
-		fmt.Fprintf(w, "%s  %s\n", where, redact.String(report.ClipLine(report.MessageLine(&h.Message), 400)))
+		doc.Hits = append(doc.Hits, output.SearchHit{Key: hits[i].Key, Archived: hits[i].Archived, Message: messageItem(&hits[i].Message)})
 	}
-	return w.Flush()
+	return output.Write(opts.IO.Out, opts.IO.Format, doc)
 }
 
 // sessionsPruneOptions is what `sessions prune` runs with: one Key, or
@@ -398,7 +392,7 @@ func newSessionsExportCmd(f *cmdutil.Factory, runF func(context.Context, *sessio
 		Use:   "export <id>",
 		Short: "Write a session as a Markdown transcript and a JSON manifest, for a bug report",
 		Long: "Writes <id>.md and <id>.manifest.json (the colon in the id becomes an underscore) into\n" +
-			"--out (default: the current directory). Both are redacted before they are written and\n" +
+			"--out (default: the current directory; created with mode 0700 when missing). Both are redacted before they are written and\n" +
 			"are byte-identical for an unchanged session. The session file is read, never repaired.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -428,6 +422,11 @@ func runSessionsExport(_ context.Context, opts *sessionsExportOptions) error {
 		return err
 	}
 	base := strings.ReplaceAll(snap.Key, ":", "_")
+	// A bug report often goes into a fresh directory: make it, private
+	// like the files written into it.
+	if err := os.MkdirAll(opts.Out, 0o700); err != nil {
+		return fmt.Errorf("export: --out %s: %w", opts.Out, err)
+	}
 	mdPath := filepath.Join(opts.Out, base+".md")
 	manPath := filepath.Join(opts.Out, base+".manifest.json")
 	if err := report.WritePrivate(mdPath, md); err != nil {
