@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,6 +46,13 @@ type RouterOptions struct {
 	// allowlists from a config file returns the key. Nil means
 	// `RouterOptions.AllowFrom["<channel>"]`.
 	AllowFromSetting func(channel string) string
+	// SpoolDir is the media spool the adapters save attachments into
+	// ([SaveToSpool]). When set, a spool file is removed once the last
+	// accepted message carrying it has had its turn, and
+	// [Router.SweepSpool] keeps the files messages still wait with. Only
+	// files of this directory are ever removed. Empty leaves the spool to
+	// the caller.
+	SpoolDir string
 }
 
 // allowFromName names channel's allowlist (see AllowFromSetting).
@@ -76,6 +85,9 @@ type Router struct {
 	notify   chan struct{}
 	denied   map[string]time.Time // rate limit of denial logs
 	recovery []entry              // running entries found at open
+	// refs counts, by spool id, the accepted messages not yet done that
+	// carry each spool file (see RouterOptions.SpoolDir).
+	refs map[string]int
 	// diskFull is set while the inbox cannot record messages for a full
 	// disk, so that is logged once.
 	diskFull atomic.Bool
@@ -104,7 +116,14 @@ func NewRouter(opts *RouterOptions) (*Router, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	r := &Router{opts: o, log: o.Logger, notify: make(chan struct{}, 1), denied: map[string]time.Time{}}
+	if o.SpoolDir != "" {
+		abs, err := filepath.Abs(o.SpoolDir)
+		if err != nil {
+			return nil, fmt.Errorf("channels: router spool %s: %w", o.SpoolDir, err)
+		}
+		o.SpoolDir = abs
+	}
+	r := &Router{opts: o, log: o.Logger, notify: make(chan struct{}, 1), denied: map[string]time.Time{}, refs: map[string]int{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -143,6 +162,9 @@ func NewRouter(opts *RouterOptions) (*Router, error) {
 		if e.rec.Inbound.MessageID != "" {
 			r.dedup.add(dedupKey(e.rec.Inbound.Channel, e.rec.Inbound.MessageID))
 		}
+	}
+	for _, e := range append(append([]entry(nil), pending...), running...) {
+		r.holdLocked(e)
 	}
 	r.queue = pending
 	r.recovery = running
@@ -232,6 +254,7 @@ func (r *Router) Deliver(ctx context.Context, inb Inbound) error {
 		}
 	}
 	r.mu.Lock()
+	r.holdLocked(e)
 	r.queue = append(r.queue, e)
 	r.mu.Unlock()
 	select {
@@ -276,6 +299,7 @@ func (r *Router) Run(ctx context.Context, h Handler, interrupted Handler) error 
 		if err := r.inbox.finish(e); err != nil {
 			r.log.Error("inbox record not removed", "err", err)
 		}
+		r.release(e)
 	}
 
 	turnCtx, cancelTurns := context.WithCancel(context.WithoutCancel(ctx))
@@ -311,6 +335,7 @@ func (r *Router) Run(ctx context.Context, h Handler, interrupted Handler) error 
 			if err := r.inbox.finish(e); err != nil {
 				r.log.Error("inbox record not removed", "err", err)
 			}
+			r.release(e)
 			if ctx.Err() != nil {
 				break
 			}
@@ -360,3 +385,65 @@ func (r *Router) Run(ctx context.Context, h Handler, interrupted Handler) error 
 
 // Close releases the router's files.
 func (r *Router) Close() error { return r.dedup.close() }
+
+// spoolIDs returns the spool ids of e's attachments. As for the
+// consumer, an attachment is its spool id alone ([Attachment.ID]),
+// resolved in the router's own spool: a path from the inbox never
+// reaches anything else.
+func (r *Router) spoolIDs(e entry) []string {
+	if r.opts.SpoolDir == "" {
+		return nil
+	}
+	var ids []string
+	for _, a := range e.rec.Inbound.Attachments {
+		if _, err := ResolveSpoolID(r.opts.SpoolDir, a.ID()); err == nil {
+			ids = append(ids, a.ID())
+		}
+	}
+	return ids
+}
+
+// holdLocked counts e's spool files as needed until e is done. r.mu is
+// held.
+func (r *Router) holdLocked(e entry) {
+	for _, id := range r.spoolIDs(e) {
+		r.refs[id]++
+	}
+}
+
+// release ends e's hold on its spool files and removes each one no
+// accepted message still needs. A file rewritten after e arrived (the
+// same bytes saved again for a message not yet accepted) is left for
+// the sweep.
+func (r *Router) release(e entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.spoolIDs(e) {
+		if r.refs[id]--; r.refs[id] > 0 {
+			continue
+		}
+		delete(r.refs, id)
+		p := filepath.Join(r.opts.SpoolDir, id)
+		fi, err := os.Lstat(p)
+		if err != nil || (!e.rec.Received.IsZero() && fi.ModTime().After(e.rec.Received)) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.log.Warn("attachment not removed from the spool; the sweep will retry", "file", p, "err", err)
+		}
+	}
+}
+
+// SweepSpool removes from RouterOptions.SpoolDir the files older than
+// maxAge, as [SweepSpool] does, except those an accepted message still
+// waits or runs with. A gateway calls it at start, for the orphans of an
+// earlier run, and then now and then. It returns how many files it
+// removed.
+func (r *Router) SweepSpool(maxAge time.Duration, now time.Time) (int, error) {
+	if r.opts.SpoolDir == "" {
+		return 0, errors.New("channels: the router has no spool (RouterOptions.SpoolDir)")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return sweepSpool(r.opts.SpoolDir, maxAge, now, func(name string) bool { return r.refs[name] > 0 })
+}

@@ -182,11 +182,15 @@ func isHex(s string) bool {
 // the first such error.
 //
 // Files are content-addressed and shared by every message that carried
-// the same bytes, and a message waits in the durable inbox while the
-// gateway is down, so a spool file cannot be removed when one turn ends.
-// A gateway sweeps instead, with maxAge well past the time a message
-// waits once the gateway runs.
+// the same bytes; a [Router] with RouterOptions.SpoolDir removes a file
+// once the last message carrying it is done, and its [Router.SweepSpool]
+// keeps the files of messages still waiting.
 func SweepSpool(dir string, maxAge time.Duration, now time.Time) (int, error) {
+	return sweepSpool(dir, maxAge, now, nil)
+}
+
+// sweepSpool is [SweepSpool] sparing the spool files keep reports.
+func sweepSpool(dir string, maxAge time.Duration, now time.Time, keep func(name string) bool) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -203,7 +207,7 @@ func SweepSpool(dir string, maxAge time.Duration, now time.Time) (int, error) {
 			hash, ext, _ := strings.Cut(name, ".")
 			ours = len(hash) == 64 && isHex(hash) && ext != "" && len(ext) <= 8 && isAlnum(ext)
 		}
-		if !ours || !e.Type().IsRegular() {
+		if !ours || !e.Type().IsRegular() || (keep != nil && keep(name)) {
 			continue
 		}
 		info, err := e.Info()

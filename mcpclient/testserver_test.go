@@ -25,6 +25,8 @@ const modeEnv = "MCPCLIENT_TEST_MODE"
 
 func runTestMode(mode string) int {
 	switch mode {
+	case "approve":
+		return approveMany()
 	case "good":
 		return serveGood()
 	case "silent":

@@ -69,9 +69,11 @@ type trustFile struct {
 // and every caller treats an error as "not trusted". A nil *TrustStore
 // trusts nothing.
 //
-// A TrustStore is safe for concurrent use within a process. Writes replace
-// the file atomically; two processes writing at the same instant can lose
-// one of the two updates, never corrupt the file.
+// A TrustStore is safe for concurrent use, also across processes: a
+// change is read, made and written under an exclusive lock of the file
+// <path>.lock beside the store (flock on Unix), so two processes approving
+// at the same instant both keep their approval. Writes replace the file
+// atomically; reads take no lock.
 type TrustStore struct {
 	path string
 	mu   sync.Mutex
@@ -124,6 +126,11 @@ func (s *TrustStore) Approve(server, hash string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := lockTrust(s.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := s.read()
 	if err != nil {
 		return err
@@ -141,6 +148,11 @@ func (s *TrustStore) Revoke(server, seen string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := lockTrust(s.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := s.read()
 	if err != nil {
 		return err
@@ -162,6 +174,11 @@ func (s *TrustStore) Remove(server string) (bool, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := lockTrust(s.path)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	f, err := s.read()
 	if err != nil {
 		return false, err

@@ -32,6 +32,11 @@ const sniffLen = 512
 type MessagingOptions struct {
 	// MaxFileBytes caps send_file; zero means DefaultMaxSendFileBytes.
 	MaxFileBytes int64
+	// MaxFileBytesFor, if set, gives the cap for a file to the named
+	// channel (the turn's recipient), so send_file refuses exactly what
+	// that channel's transport would; zero or less falls back to
+	// MaxFileBytes.
+	MaxFileBytesFor func(channel string) int64
 }
 
 // ErrNoRecipient is returned by message and send_file when the turn has no
@@ -51,10 +56,14 @@ func RegisterMessaging(reg *Registry, out Outbox, workspace string, opts *Messag
 		return fmt.Errorf("tools: register messaging: %w", err)
 	}
 	limit := int64(DefaultMaxSendFileBytes)
+	var limitFor func(string) int64
 	if opts != nil && opts.MaxFileBytes > 0 {
 		limit = opts.MaxFileBytes
 	}
-	for _, t := range []Tool{&messageTool{out: out}, &sendFileTool{out: out, c: c, limit: limit}} {
+	if opts != nil {
+		limitFor = opts.MaxFileBytesFor
+	}
+	for _, t := range []Tool{&messageTool{out: out}, &sendFileTool{out: out, c: c, limit: limit, limitFor: limitFor}} {
 		if err := reg.Register(t); err != nil {
 			return fmt.Errorf("tools: register messaging: %w", err)
 		}
@@ -98,14 +107,25 @@ func (t *messageTool) Execute(ctx context.Context, raw json.RawMessage) (string,
 }
 
 type sendFileTool struct {
-	out   Outbox
-	c     *contained
-	limit int64
+	out      Outbox
+	c        *contained
+	limit    int64
+	limitFor func(channel string) int64
+}
+
+// capFor returns the size cap for a file to channel.
+func (t *sendFileTool) capFor(channel string) int64 {
+	if t.limitFor != nil {
+		if n := t.limitFor(channel); n > 0 {
+			return n
+		}
+	}
+	return t.limit
 }
 
 func (*sendFileTool) Name() string { return "send_file" }
 func (t *sendFileTool) Description() string {
-	return fmt.Sprintf("Send a workspace file to the user in this conversation as an attachment (at most %d MiB). "+
+	return fmt.Sprintf("Send a workspace file to the user in this conversation as an attachment (at most %d MiB on most channels). "+
 		"Images are shown as pictures; anything else as a document.", t.limit>>20)
 }
 func (*sendFileTool) Parameters() json.RawMessage {
@@ -131,7 +151,7 @@ func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	if !ok {
 		return "", fmt.Errorf("send_file: %w", ErrNoRecipient)
 	}
-	att, err := t.read(a.Path)
+	att, err := t.read(a.Path, t.capFor(r.Channel))
 	if err != nil {
 		return "", fmt.Errorf("send_file: %w", err)
 	}
@@ -145,7 +165,7 @@ func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 // read opens p inside the workspace and reads it through that one handle:
 // the bytes that leave are the bytes of the file that passed the check,
 // and nothing later re-opens the path.
-func (t *sendFileTool) read(p string) (bus.Attachment, error) {
+func (t *sendFileTool) read(p string, limit int64) (bus.Attachment, error) {
 	f, real, err := t.c.open(p)
 	if err != nil {
 		return bus.Attachment{}, err
@@ -163,15 +183,15 @@ func (t *sendFileTool) read(p string) (bus.Attachment, error) {
 	if cur, err := os.Stat(real); err != nil || !os.SameFile(fi, cur) {
 		return bus.Attachment{}, fmt.Errorf("path %q changed while it was opened; try again", p)
 	}
-	if fi.Size() > t.limit {
-		return bus.Attachment{}, fmt.Errorf("%q is %d bytes, over the %d MiB send limit", p, fi.Size(), t.limit>>20)
+	if fi.Size() > limit {
+		return bus.Attachment{}, fmt.Errorf("%q is %d bytes, over the %d MiB send limit", p, fi.Size(), limit>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, t.limit+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return bus.Attachment{}, fmt.Errorf("read %q: %w", p, err)
 	}
-	if int64(len(data)) > t.limit {
-		return bus.Attachment{}, fmt.Errorf("%q grew past the %d MiB send limit while it was read", p, t.limit>>20)
+	if int64(len(data)) > limit {
+		return bus.Attachment{}, fmt.Errorf("%q grew past the %d MiB send limit while it was read", p, limit>>20)
 	}
 	head := data
 	if len(head) > sniffLen {

@@ -28,7 +28,9 @@ const maxMessage = 4096
 // more than Options.MaxChunks pieces goes as a short head message with the
 // whole text attached as reply.md ([channels.LongReply]). A voice
 // rendition (msg.VoicePath, a spool file) follows as a voice note, then the
-// files, each as a photo or a document by its first 512 bytes.
+// files, each as a photo or a document by its first 512 bytes. A reply of
+// one file and a text that fits a caption (1,024 characters) goes as one
+// upload with the text as its caption.
 //
 // Messages keep to Telegram's pace per chat (a burst of three, then one a
 // second, one every three seconds in a group). When ctx ends, nothing more
@@ -44,6 +46,10 @@ func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.O
 		t.react(ctx, chat, replyTo, ReactionReplied)
 	}
 	var errs []error
+	caption := ""
+	if asCaption(msg) {
+		caption, msg.Text = msg.Text, ""
+	}
 	if strings.TrimSpace(msg.Text) != "" {
 		if _, err := t.sendText(ctx, chat, thread, replyTo, msg.Text, nil); err != nil {
 			errs = append(errs, err)
@@ -62,11 +68,24 @@ func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.O
 			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
 			continue
 		}
-		if err := t.sendFile(ctx, chat, thread, replyTo, f); err != nil {
+		if err := t.sendFile(ctx, chat, thread, replyTo, f, caption); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// maxCaption is Telegram's limit on a media caption, in UTF-16 units.
+const maxCaption = 1024
+
+// asCaption reports whether msg's text goes as the caption of its one
+// file rather than as a message of its own: one file, no voice, and a
+// text that fits a caption.
+func asCaption(msg channels.Outbound) bool {
+	if len(msg.Files) != 1 || msg.VoicePath != "" || strings.TrimSpace(msg.Text) == "" {
+		return false
+	}
+	return len(utf16.Encode([]rune(msg.Text))) <= maxCaption
 }
 
 // fitReply turns a reply longer than Options.MaxChunks messages into a
@@ -203,11 +222,18 @@ func (t *Telegram) editPiece(ctx context.Context, chat int64, id int, piece stri
 // Telegram shows inline and it fits the photo cap, else as a document. A
 // transient failure is retried once, with the upload rebuilt from the
 // bytes: a consumed reader would upload nothing.
-func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int, f bus.Attachment) error {
+//
+// A caption, if any, is rendered as HTML; if Telegram refuses the markup
+// the upload is made again with the caption's plain source and no parse
+// mode, so neither the file nor its caption is lost to a renderer mistake.
+func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int, f bus.Attachment, caption string) error {
 	n := int64(len(f.Data))
 	if n > t.limits.File {
-		_, err := t.sendText(ctx, chat, thread, replyTo,
-			fmt.Sprintf("[file not sent: %s is %s, over the %s limit]", f.Name, size(n), size(t.limits.File)), nil)
+		note := fmt.Sprintf("[file not sent: %s is %s, over the %s limit]", f.Name, size(n), size(t.limits.File))
+		if caption != "" {
+			note = caption + "\n\n" + note
+		}
+		_, err := t.sendText(ctx, chat, thread, replyTo, note, nil)
 		return errors.Join(fmt.Errorf("telegram: %s is %s, over the %s attachment limit", f.Name, size(n), size(t.limits.File)), err)
 	}
 	head := f.Data[:min(len(f.Data), 512)]
@@ -221,12 +247,24 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 	if replyTo != 0 {
 		opts.ReplyTo = &tele.Message{ID: replyTo}
 	}
-	return t.upload(ctx, chat, name, opts, func() tele.Sendable {
+	text := caption
+	if caption != "" {
+		opts.ParseMode = tele.ModeHTML
+		text = renderHTML(caption, nil)
+	}
+	build := func() tele.Sendable {
 		if asPhoto {
-			return &tele.Photo{File: tele.FromReader(bytes.NewReader(f.Data))}
+			return &tele.Photo{File: tele.FromReader(bytes.NewReader(f.Data)), Caption: text}
 		}
-		return &tele.Document{File: tele.FromReader(bytes.NewReader(f.Data)), FileName: name}
-	})
+		return &tele.Document{File: tele.FromReader(bytes.NewReader(f.Data)), FileName: name, Caption: text}
+	}
+	err := t.upload(ctx, chat, name, opts, build)
+	if caption != "" && isParseRefusal(err) {
+		t.log.Debug("caption HTML refused; sending it as plain text", "file", name)
+		opts.ParseMode, text = tele.ModeDefault, caption
+		err = t.upload(ctx, chat, name, opts, build)
+	}
+	return err
 }
 
 // upload sends what build returns, retrying a transient failure once with

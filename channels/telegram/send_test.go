@@ -229,3 +229,39 @@ func TestUploadAnsweredWithTheWrongMessageIsAnError(t *testing.T) {
 		t.Fatalf("Send = %v, want an error instead of a panic", err)
 	}
 }
+
+// TestSendFileCarriesCaption: a reply of one file and a short text goes
+// as one upload with the text as its caption, rendered as HTML; when
+// Telegram refuses the markup ("can't parse entities") the caption is
+// sent again as plain text, with no parse mode, and the file still goes.
+func TestSendFileCarriesCaption(t *testing.T) {
+	h := newHarness(t, nil, false)
+	h.fake.override = func(c apiCall) (int, string) {
+		if c.Method == "sendDocument" && c.Params["parse_mode"] == "HTML" {
+			return http.StatusBadRequest, `{"ok":false,"error_code":400,"description":"Bad Request: can't parse entities: unsupported start tag"}`
+		}
+		return 0, ""
+	}
+	err := h.tg.Send(context.Background(), "42", channels.Outbound{Text: "the **log** you asked for", Files: []bus.Attachment{
+		{Name: "run.log", Data: []byte("line one\nline two\n")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := h.fake.callsOf("sendDocument")
+	if len(docs) != 2 {
+		t.Fatalf("sendDocument calls = %d, want the HTML attempt and the plain retry", len(docs))
+	}
+	if got := docs[0].Params["caption"]; !strings.Contains(got, "<b>log</b>") {
+		t.Errorf("first caption = %q, want the rendered HTML", got)
+	}
+	if got := docs[1].Params["caption"]; got != "the **log** you asked for" || docs[1].Params["parse_mode"] != "" {
+		t.Errorf("retry caption = %q parse_mode %q, want the plain source and no parse mode", got, docs[1].Params["parse_mode"])
+	}
+	if docs[1].Files["document"] != len("line one\nline two\n") {
+		t.Errorf("retry uploaded %d bytes", docs[1].Files["document"])
+	}
+	if n := len(h.fake.callsOf("sendMessage")); n != 0 {
+		t.Errorf("sendMessage calls = %d, want the text only as the caption", n)
+	}
+}

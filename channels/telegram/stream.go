@@ -323,7 +323,7 @@ func (s *Stream) Finish(ctx context.Context, text string) error {
 			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
 			continue
 		}
-		if err := s.t.sendFile(ctx, s.chat, s.thread, 0, f); err != nil {
+		if err := s.t.sendFile(ctx, s.chat, s.thread, 0, f, ""); err != nil {
 			errs = append(errs, err)
 		}
 	}

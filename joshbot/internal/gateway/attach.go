@@ -80,16 +80,29 @@ func readSpooled(spool, id string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// Inbound media is kept in the spool for spoolMaxAge and swept every
-// spoolSweepEvery, the first sweep one period after start, once any
-// backlog the durable inbox held is answered.
+// A spool file is removed when the last message carrying it has had its
+// turn (the router does it); what is left, media of messages that were
+// never accepted or of an earlier run, is swept at start and every
+// spoolSweepEvery once older than spoolMaxAge. Files of messages still
+// waiting in the durable inbox are kept whatever their age.
 const (
 	spoolMaxAge     = 24 * time.Hour
 	spoolSweepEvery = time.Hour
 )
 
-// sweepSpool removes old inbound media from the spool until ctx ends.
-func (g *Gateway) sweepSpool(ctx context.Context, dir string) {
+// sweepSpool removes orphaned inbound media from the spool now and then
+// until ctx ends.
+func (g *Gateway) sweepSpool(ctx context.Context, router *channels.Router) {
+	sweep := func(now time.Time) {
+		n, err := router.SweepSpool(spoolMaxAge, now)
+		if err != nil {
+			g.log.Warn("spool sweep incomplete", "err", err)
+		}
+		if n > 0 {
+			g.log.Info("spool swept", "removed", n, "older_than", spoolMaxAge.String())
+		}
+	}
+	sweep(time.Now())
 	t := time.NewTicker(spoolSweepEvery)
 	defer t.Stop()
 	for {
@@ -97,13 +110,7 @@ func (g *Gateway) sweepSpool(ctx context.Context, dir string) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			n, err := channels.SweepSpool(dir, spoolMaxAge, now)
-			if err != nil {
-				g.log.Warn("spool sweep incomplete", "dir", dir, "err", err)
-			}
-			if n > 0 {
-				g.log.Info("spool swept", "removed", n, "older_than", spoolMaxAge.String())
-			}
+			sweep(now)
 		}
 	}
 }

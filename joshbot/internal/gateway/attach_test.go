@@ -3,9 +3,11 @@ package gateway
 import (
 	"bytes"
 	"encoding/base64"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/joshbot/joshbot/channels"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
@@ -62,6 +64,17 @@ func TestGatewayCarriesPhotoFromChannelToModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spooled := att.Path
+			// An orphan of an earlier run, older than a day: the start-up
+			// sweep removes it.
+			orphan, err := channels.SaveToSpool(gatewaySpoolDir(filepath.Dir(cfgPath)), strings.NewReader("left behind"), "image/png", "old.png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-48 * time.Hour)
+			if err := os.Chtimes(orphan.Path, old, old); err != nil {
+				t.Fatal(err)
+			}
 			att.Path = tt.path(att.Path)
 			voice := channels.Attachment{Path: att.Path, Kind: channels.KindAudio, Name: "voice.ogg"}
 
@@ -71,6 +84,16 @@ func TestGatewayCarriesPhotoFromChannelToModel(t *testing.T) {
 				Text: "what is this?", Attachments: []channels.Attachment{voice, att}})
 			got := awaitSent(t, ch, 1)[0]
 			logs := stop()
+			if _, err := os.Stat(orphan.Path); err == nil {
+				t.Error("the start-up sweep left an orphan older than a day in the spool")
+			}
+			// The photo's spool file is gone once its turn is done (the
+			// id outside the spool names nothing there: the photo stays
+			// until the sweep).
+			_, err = os.Stat(spooled)
+			if gone := err != nil; gone != (tt.path(spooled) != "/etc/passwd") {
+				t.Errorf("spool file gone = %v after the turn", gone)
+			}
 			for _, want := range tt.wantReply {
 				if !strings.Contains(got, want) {
 					t.Errorf("reply %q does not contain %q", got, want)

@@ -91,6 +91,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		RespondToAll: respondAll,
 		Grace:        grace,
 		Logger:       g.log,
+		SpoolDir:     gatewaySpoolDir(rt.Home),
 		AllowFromSetting: func(ch string) string {
 			return "channels." + ch + ".allow_from"
 		},
@@ -125,7 +126,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	g.log.Info("gateway running", "channels", names)
 	idle := rt.Idler()
 	go idle.Run(ctx)
-	go g.sweepSpool(ctx, gatewaySpoolDir(rt.Home))
+	go g.sweepSpool(ctx, router)
 
 	byName := map[string]channels.Channel{}
 	for _, ch := range chans {

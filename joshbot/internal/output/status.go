@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // Status is the report of `joshbot status`: what joshbot would run with and
@@ -129,6 +130,11 @@ func (s *Status) WriteText(w io.Writer) error {
 		cool := "not cooling down"
 		if p.CoolingUntil != "" {
 			cool = "cooling down until " + p.CoolingUntil
+			// The file may have been left by a daemon that has since
+			// stopped: a cooldown already over is not one in progress.
+			if until, err := time.Parse(time.RFC3339, p.CoolingUntil); err == nil && !until.After(time.Now()) {
+				cool = "cooldown ended " + p.CoolingUntil
+			}
 		}
 		fmt.Fprintf(&b, "Provider: %s: %d failures, %s; last: %s\n", p.Provider, p.Failures, cool, dash(p.LastError))
 	}

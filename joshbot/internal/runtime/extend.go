@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/agent"
+	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/joshbot/internal/configedit"
 	"github.com/joshbot/joshbot/joshbot/internal/redact"
 	"github.com/joshbot/joshbot/tools"
@@ -32,7 +34,7 @@ func (o *Options) extend(rt *Runtime, ws string, reg *tools.Registry, opts *agen
 	cfgPath, home, cfg := rt.ConfigPath, rt.Home, rt.Config
 	out := &Outbox{cli: &CLIOutbox{W: o.Stdout}}
 	rt.Outbox = out
-	if err := tools.RegisterMessaging(reg, out, ws, nil); err != nil {
+	if err := tools.RegisterMessaging(reg, out, ws, messagingOptions(cfg)); err != nil {
 		return err
 	}
 	if err := tools.RegisterConfig(reg, &configAccess{path: cfgPath}, out); err != nil {
@@ -126,4 +128,17 @@ func (rt *Runtime) providerStatus() []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// messagingOptions caps send_file per channel with the rule each channel's
+// transport applies: a Telegram chat through a local Bot API server
+// (channels.telegram.api_url) takes what that server takes.
+func messagingOptions(cfg *config.Config) *tools.MessagingOptions {
+	apiURL := cfg.Channels.Telegram.APIURL
+	return &tools.MessagingOptions{MaxFileBytesFor: func(channel string) int64 {
+		if channel == "telegram" {
+			return channels.TelegramAttachmentLimitsFor(apiURL).File
+		}
+		return 0
+	}}
 }

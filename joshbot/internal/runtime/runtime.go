@@ -165,6 +165,7 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	if reg, err = tuningTools(reg, tuner, o.Logger); err != nil {
 		return nil, err
 	}
+	TightenHome(home, o.Logger)
 	store, lt, err := openMemory(cfg, home, ws)
 	if err != nil {
 		return nil, err
@@ -316,6 +317,7 @@ func LoadStored(cfgPath, home string) (*Stored, error) {
 	if err != nil {
 		return nil, err
 	}
+	TightenHome(home, slog.Default())
 	store, lt, err := openMemory(cfg, home, ws)
 	if err != nil {
 		return nil, err
