@@ -688,6 +688,22 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 			out, failed = fmt.Sprintf("Error: tool %s failed internally: %v", name, r), true
 		}
 	}()
+	if t.sink != nil {
+		// A tool may note from a goroutine of its own: notes take the
+		// sink's lock, and none passes once the call has returned, so a
+		// note never follows its call's end event.
+		t.serializeSink()
+		var mu sync.Mutex
+		ended := false
+		defer func() { mu.Lock(); ended = true; mu.Unlock() }()
+		ctx = tools.WithNotes(ctx, func(text string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				t.progress(&ToolProgress{Name: name, CallID: call.ID, Note: oneLine(text)})
+			}
+		})
+	}
 	start := time.Now()
 	res, err := t.a.tools.Execute(ctx, name, json.RawMessage(call.Function.Arguments))
 	t.noteRefusal(name, err)

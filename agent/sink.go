@@ -15,7 +15,8 @@ type StreamEvent struct {
 	// failed (see [Options] QuietFallback). The notice also opens
 	// [Reply.Text] and is in [Reply.Notice].
 	Notice string
-	// Tool reports a tool call starting or finishing.
+	// Tool reports a tool call starting, finishing, or noting its
+	// progress while it runs ([ToolProgress].Note).
 	Tool *ToolProgress
 	// Err is set when the model's stream broke after some of the answer
 	// had been shown. The text shown stays (it cannot be taken back), the
@@ -48,6 +49,12 @@ type ToolProgress struct {
 	// Failed is true, on the end event, when the call returned an error to
 	// the model or was refused.
 	Failed bool
+	// Note, when set, is a line the tool reported while it runs (with
+	// tools.Note: "falling back to Exa MCP", "downloading 3 of 7"). A
+	// note event comes between its call's start and end events, with
+	// Finished false and Arguments empty; a screen shows it as its own
+	// line, distinct from the start and done lines.
+	Note string
 }
 
 // Sink receives the events of a streamed turn, in order, one at a time, on

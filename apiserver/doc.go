@@ -40,7 +40,12 @@
 //
 //	: joshbot.progress {"tool":"read_file","detail":"notes.md"}
 //
-// followed by a blank line. Comment lines are ignored by every conforming
+// followed by a blank line, and, when a running tool reports how it is
+// getting on, one more such line per note:
+//
+//	: joshbot.progress {"tool":"web_search","note":"falling back to duckduckgo after exa failed"}
+//
+// Comment lines are ignored by every conforming
 // SSE parser, so the official OpenAI clients and other standard clients
 // never see it; joshbot's web page reads it to show what the agent is doing.
 // The JSON object has the fields of [Progress]; more may be added.

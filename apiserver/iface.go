@@ -54,6 +54,10 @@ type Progress struct {
 	// Detail is a short human-readable summary of the call, such as the
 	// path read; it may be empty.
 	Detail string `json:"detail,omitempty"`
+	// Note, when set, is a line the tool reported while it runs
+	// ("falling back to exa-mcp after exa failed"); the call's start was
+	// reported earlier, in a Progress without a Note.
+	Note string `json:"note,omitempty"`
 }
 
 // TurnResult is the outcome of a successful turn.

@@ -118,6 +118,7 @@ func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, er
 		return "", fmt.Errorf("%s: %s: %v", name, u.Redacted(), unwrapURLErr(err))
 	}
 	defer resp.Body.Close()
+	Note(ctx, fmt.Sprintf("%s answered %s; reading the page", resp.Request.URL.Host, resp.Status))
 	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBody+1))
 	if err != nil {
 		return "", fmt.Errorf("%s: reading %s: %w", name, u.Redacted(), err)

@@ -426,6 +426,9 @@ func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (s
 			failures = append(failures, b.Name()+": skipped, no time left in the turn")
 			break
 		}
+		if i > 0 {
+			Note(ctx, "falling back to "+b.Name()+" after "+order[i-1].Name()+" failed")
+		}
 		cctx, cancel := context.WithTimeout(ctx, per)
 		res, err := b.Search(cctx, q)
 		cancel()

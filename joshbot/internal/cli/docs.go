@@ -13,6 +13,7 @@ import (
 	"github.com/joshbot/joshbot/joshbot/internal/cmdutil"
 	"github.com/joshbot/joshbot/joshbot/internal/docscheck"
 	"github.com/joshbot/joshbot/joshbot/internal/runtime"
+	"github.com/joshbot/joshbot/tools"
 )
 
 func newDocsCmd(f *cmdutil.Factory) *cobra.Command {
@@ -43,11 +44,14 @@ func newDocsCheckCmd(f *cmdutil.Factory, runF func(context.Context, *docsCheckOp
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Compare the code and config with README.md, docs/ and the skills; write a propose-only drift report",
-		Long: "docs check runs a bounded subagent that can only read (read_file, list_dir, glob, grep)\n" +
-			"inside --root, compares what the code and config do with what README.md, docs/ and the\n" +
+		Long: "docs check runs a bounded subagent that can read (read_file, list_dir, glob, grep)\n" +
+			"inside --root and, when tools.shell_sandbox confines commands, run read-only verification\n" +
+			"commands there through the shell, each approved by you at the terminal (refused when\n" +
+			"stdin or stderr is not a terminal, as under cron); a finding may cite such a command with\n" +
+			"its real output. It compares what the code and config do with what README.md, docs/ and the\n" +
 			"bundled skills say, and writes its findings to reports/doc-drift-<date>.md in the\n" +
-			"workspace. It changes nothing else. A finding that cites no file that exists under\n" +
-			"--root is dropped before the report is written.",
+			"workspace. It changes nothing else itself. A finding that cites neither a file that exists\n" +
+			"under --root nor a command it ran is dropped before the report is written.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), opts) },
 	}
@@ -88,11 +92,23 @@ func runDocsCheck(ctx context.Context, opts *docsCheckOptions) error {
 		return err
 	}
 	primary := &mc.Models[0]
-	rep, err := docscheck.Check(ctx, &docscheck.Options{
+	check := &docscheck.Options{
 		Root: absRoot, Workspace: ws,
 		Provider: chain, ProviderName: primary.Provider, Model: primary.WireModel,
 		Logger: opts.Logger(), Now: opts.Now,
-	})
+	}
+	// The checker may verify with the shell: confined to --root by the
+	// sandbox tools.* configures, every command approved by the person at
+	// the terminal. Unattended (cron, a pipe) every command is refused.
+	shell, err := ro.NewShell(cfg, home, absRoot, tools.ApprovalAlways, true)
+	if err != nil {
+		fmt.Fprintf(opts.IO.Err, "docs check: no verification commands: %v\n", err)
+	} else {
+		defer shell.Close()
+		check.Shell = shell
+		check.Approver = oneShotApprover(opts.IO)
+	}
+	rep, err := docscheck.Check(ctx, check)
 	if err != nil {
 		return err
 	}

@@ -75,9 +75,18 @@ func (c *cliTurner) Turn(ctx context.Context, t *term.Turn) error {
 // streams.
 func withLiveSink(ctx context.Context, rt *runtime.Runtime, live *term.Live) context.Context {
 	if !rt.Config.Agents.Defaults.Streaming {
-		return ctx
+		// Answers do not stream, but a running tool's notes show.
+		return agent.WithSink(ctx, func(ev agent.StreamEvent) {
+			if ev.Tool != nil && ev.Tool.Note != "" {
+				live.Note(ev.Tool.Name, ev.Tool.Note)
+			}
+		})
 	}
 	return agent.WithSink(ctx, func(ev agent.StreamEvent) {
+		if ev.Tool != nil && ev.Tool.Note != "" {
+			live.Note(ev.Tool.Name, ev.Tool.Note)
+			return
+		}
 		if ev.Waiting > 0 {
 			// A status line until the model begins.
 			live.Waiting(ev.Waiting)

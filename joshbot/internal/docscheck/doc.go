@@ -11,5 +11,7 @@
 // The checker changes nothing but the report: its tools are read_file,
 // list_dir, glob and grep confined to the root, its conversation lives in
 // a scratch store that is removed afterwards, and a finding citing no file
-// under the root is dropped.
+// under the root is dropped. Given [Options].Shell, it may also run
+// verification commands a human approves ([Options].Approver); a finding
+// may cite a command that ran, and the report quotes its real output.
 package docscheck

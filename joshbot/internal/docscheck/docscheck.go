@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/memory"
+	"github.com/joshbot/joshbot/sandbox"
 	"github.com/joshbot/joshbot/tools"
 )
 
@@ -46,6 +49,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Now dates the report; nil means time.Now.
 	Now func() time.Time
+	// Shell, when set, lets the checker verify what the documents say by
+	// running read-only commands (the README's examples, --help): the
+	// caller's shell tool, confined by its sandbox to Root, that asks
+	// Approver before each command. A finding may then cite a command it
+	// ran, and the report quotes that command's real output. Nil gives the
+	// checker only the four reading tools.
+	Shell tools.Tool
+	// Approver approves each of Shell's commands: a human on a terminal.
+	// Nil refuses every command (unattended runs, cron), and the checker
+	// is told so by the refusal.
+	Approver sandbox.Approver
 }
 
 // Report is what a check wrote.
@@ -59,10 +73,34 @@ type Report struct {
 
 // finding is one discrepancy the checker reports.
 type finding struct {
-	Title    string   `json:"title"`
-	Doc      string   `json:"doc"`
-	Evidence []string `json:"evidence"`
-	Proposal string   `json:"proposal"`
+	Title    string     `json:"title"`
+	Doc      string     `json:"doc"`
+	Evidence []evidence `json:"evidence"`
+	Proposal string     `json:"proposal"`
+}
+
+// evidence is a file path under the root (optionally with :line), or a
+// command the checker ran with the shell and that command's output.
+type evidence struct {
+	Path    string
+	Command string
+	Output  string
+}
+
+// UnmarshalJSON reads a path string or a {"command","output"} object.
+func (e *evidence) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &e.Path); err == nil {
+		return nil
+	}
+	var c struct {
+		Command string `json:"command"`
+		Output  string `json:"output"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return errors.New("an evidence entry is neither a path nor a {\"command\",\"output\"} object")
+	}
+	e.Command, e.Output = c.Command, c.Output
+	return nil
 }
 
 const prompt = `You are checking documentation drift. Using only read_file, list_dir, glob and grep,
@@ -75,11 +113,21 @@ Every finding must cite at least one evidence path (a file you read, relative to
 optionally with :line). Findings without evidence are discarded. Report {"findings":[]} when the
 documents match the code.`
 
-// Check runs a bounded subagent that can only read (read_file, list_dir,
-// glob, grep) inside opts.Root, asks it to compare what the code and
-// config do with what the documents say, and writes its findings to the
-// workspace. It changes nothing else. A finding that cites no file that
-// exists under Root is dropped before the report is written.
+const shellPrompt = `
+
+You may also verify what the documents say with the shell tool: run read-only commands only
+(a documented example, a --help, a build or test that writes nothing outside the tree), never
+one that changes files, installs anything or reaches the network. Each command is confined and
+a human may refuse it; a refused command is no finding. A finding may cite a command you ran as
+evidence, as an object in its evidence list: {"command":"the exact command line","output":"what it printed"}.`
+
+// Check runs a bounded subagent that can read (read_file, list_dir, glob,
+// grep) inside opts.Root, and run the commands opts.Approver approves when
+// opts.Shell is set, asks it to compare what the code and config do with
+// what the documents say, and writes its findings to the workspace. It
+// changes nothing else itself. A finding that cites neither a file that
+// exists under Root nor a command that ran is dropped before the report is
+// written.
 func Check(ctx context.Context, opts *Options) (*Report, error) {
 	if opts == nil || opts.Provider == nil || opts.Model == "" || opts.Workspace == "" {
 		return nil, errors.New("docscheck: Options.Provider, Model and Workspace are required")
@@ -94,6 +142,16 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	readOnly, err := readOnlyRegistry(root)
 	if err != nil {
 		return nil, err
+	}
+	text := prompt
+	var ran *ranCommands
+	if opts.Shell != nil {
+		ran = &ranCommands{Tool: opts.Shell, out: map[string]string{}}
+		if err := readOnly.Register(ran); err != nil {
+			return nil, err
+		}
+		text += shellPrompt
+		ctx = sandbox.WithApprover(ctx, opts.Approver)
 	}
 	// The checker's conversation is scratch: it lives in a directory of
 	// its own and is removed, so it never mixes with the user's sessions.
@@ -122,7 +180,7 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	defer ag.Wait()
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	reply, err := ag.Process(ctx, agent.Request{SessionKey: "docs:check", Text: prompt, Channel: "cli"})
+	reply, err := ag.Process(ctx, agent.Request{SessionKey: "docs:check", Text: text, Channel: "cli"})
 	if err != nil {
 		return nil, fmt.Errorf("docs check: %w", err)
 	}
@@ -130,7 +188,7 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs check: the checker's answer is not the findings document: %w", err)
 	}
-	kept, dropped := keepEvidenced(findings, root)
+	kept, dropped := keepEvidenced(findings, root, ran)
 	now := time.Now().UTC()
 	if opts.Now != nil {
 		now = opts.Now().UTC()
@@ -199,19 +257,27 @@ func parseFindings(text string) ([]finding, error) {
 	return doc.Findings, nil
 }
 
-// keepEvidenced drops every finding that cites no evidence path naming a
-// file under root; the evidence list keeps only the paths that exist. A
+// keepEvidenced drops every finding that cites no evidence: a path naming
+// a file under root, or a command the checker really ran (in ran). The
+// evidence list keeps only the paths that exist and the commands that
+// ran, each with the output the shell gave, whatever the model quoted. A
 // finding the model cannot ground is noise in a report people act on.
-func keepEvidenced(in []finding, root string) (kept []finding, dropped int) {
+func keepEvidenced(in []finding, root string, ran *ranCommands) (kept []finding, dropped int) {
 	for _, f := range in {
-		var ev []string
+		var ev []evidence
 		for _, e := range f.Evidence {
-			p, _, _ := strings.Cut(strings.TrimSpace(e), ":")
+			if e.Command != "" {
+				if out, ok := ran.output(e.Command); ok {
+					ev = append(ev, evidence{Command: strings.TrimSpace(e.Command), Output: out})
+				}
+				continue
+			}
+			p, _, _ := strings.Cut(strings.TrimSpace(e.Path), ":")
 			if p == "" || filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
 				continue
 			}
 			if fi, err := os.Stat(filepath.Join(root, p)); err == nil && !fi.IsDir() {
-				ev = append(ev, strings.TrimSpace(e))
+				ev = append(ev, evidence{Path: strings.TrimSpace(e.Path)})
 			}
 		}
 		if len(ev) == 0 || strings.TrimSpace(f.Title) == "" {
@@ -238,7 +304,11 @@ func render(fs []finding, dropped int, at time.Time) string {
 			fmt.Fprintf(&b, "- Document: `%s`\n", oneLine(f.Doc))
 		}
 		for _, e := range f.Evidence {
-			fmt.Fprintf(&b, "- Evidence: `%s`\n", oneLine(e))
+			if e.Command != "" {
+				fmt.Fprintf(&b, "- Evidence: ran `%s`, which printed:\n\n%s\n", oneLine(e.Command), indentBlock(e.Output))
+				continue
+			}
+			fmt.Fprintf(&b, "- Evidence: `%s`\n", oneLine(e.Path))
 		}
 		if f.Proposal != "" {
 			fmt.Fprintf(&b, "\nProposed edit: %s\n", strings.TrimSpace(f.Proposal))
@@ -252,3 +322,59 @@ func render(fs []finding, dropped int, at time.Time) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// maxEvidenceOutput caps the output quoted for one command in the report.
+const maxEvidenceOutput = 4 << 10
+
+// ranCommands is the checker's shell, recording what each command it
+// ran printed, so the report quotes real output and a finding cannot cite
+// a command that never ran. Refused and failed-to-start commands are not
+// recorded. It is safe for concurrent use.
+type ranCommands struct {
+	tools.Tool
+	mu  sync.Mutex
+	out map[string]string
+}
+
+// Execute runs the command and records its output.
+func (r *ranCommands) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+	res, err := r.Tool.Execute(ctx, args)
+	var a struct {
+		Command string `json:"command"`
+	}
+	if err == nil && json.Unmarshal(args, &a) == nil && strings.TrimSpace(a.Command) != "" {
+		r.mu.Lock()
+		r.out[strings.TrimSpace(a.Command)] = res
+		r.mu.Unlock()
+	}
+	return res, err
+}
+
+// output is what command printed when the checker ran it, cut to
+// maxEvidenceOutput; ok is false when it never ran (or r is nil).
+func (r *ranCommands) output(command string) (out string, ok bool) {
+	if r == nil {
+		return "", false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out, ok = r.out[strings.TrimSpace(command)]
+	if len(out) > maxEvidenceOutput {
+		cut := maxEvidenceOutput
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + "\n…[output cut]"
+	}
+	return out, ok
+}
+
+// indentBlock makes s a Markdown code block indented under a list item,
+// safe whatever backticks s holds.
+func indentBlock(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "      " + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -76,12 +76,13 @@ func TestKeepEvidenced(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.go"), nil, 0o644)
 	kept, dropped := keepEvidenced([]finding{
-		{Title: "ok", Evidence: []string{"a.go:3", "missing.go"}},
+		{Title: "ok", Evidence: []evidence{{Path: "a.go:3"}, {Path: "missing.go"}}},
 		{Title: "none"},
-		{Title: "", Evidence: []string{"a.go"}},
-		{Title: "dir", Evidence: []string{"."}},
-	}, root)
-	if len(kept) != 1 || dropped != 3 || len(kept[0].Evidence) != 1 || kept[0].Evidence[0] != "a.go:3" {
+		{Title: "", Evidence: []evidence{{Path: "a.go"}}},
+		{Title: "dir", Evidence: []evidence{{Path: "."}}},
+		{Title: "never ran", Evidence: []evidence{{Command: "make docs", Output: "invented"}}},
+	}, root, nil)
+	if len(kept) != 1 || dropped != 4 || len(kept[0].Evidence) != 1 || kept[0].Evidence[0].Path != "a.go:3" {
 		t.Fatalf("kept %+v dropped %d", kept, dropped)
 	}
 }

@@ -305,20 +305,27 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 	})
 	turnCtx = g.withApprover(turnCtx, ch, inb, req)
 	var text strings.Builder
-	if rt.Config.Agents.Defaults.Streaming {
-		waiting := false // a waiting status line is shown
-		turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
-			if ev.Waiting > 0 {
-				// The typing indicator runs all along; the status says why
-				// nothing is written yet.
-				stream.Status(fmt.Sprintf("⏳ waiting for the model (%ds)", int(ev.Waiting.Round(time.Second)/time.Second)))
-				waiting = true
-				return
-			}
-			if waiting {
-				stream.Status("")
-				waiting = false
-			}
+	streaming := rt.Config.Agents.Defaults.Streaming
+	waiting := false // a waiting status line is shown
+	// The sink is there even when answers do not stream: a running tool's
+	// notes and the wait for the model take the status line.
+	turnCtx = agent.WithSink(turnCtx, func(ev agent.StreamEvent) {
+		if ev.Tool != nil && ev.Tool.Note != "" {
+			stream.Status("⏳ " + ev.Tool.Name + ": " + ev.Tool.Note)
+			return
+		}
+		if ev.Waiting > 0 {
+			// The typing indicator runs all along; the status says why
+			// nothing is written yet.
+			stream.Status(fmt.Sprintf("⏳ waiting for the model (%ds)", int(ev.Waiting.Round(time.Second)/time.Second)))
+			waiting = true
+			return
+		}
+		if waiting {
+			stream.Status("")
+			waiting = false
+		}
+		if streaming {
 			switch {
 			case ev.Notice != "":
 				text.WriteString(ev.Notice + "\n")
@@ -328,8 +335,8 @@ func (g *Gateway) liveTurn(ctx context.Context, rt *runtime.Runtime, ch channels
 				return
 			}
 			stream.Update(text.String())
-		})
-	}
+		}
+	})
 	res, err := rt.Agent.Process(turnCtx, req)
 	final := ""
 	switch {

@@ -30,16 +30,68 @@ import (
 // mcp is where the Exa MCP search leg finds Exa's tools once the MCP
 // servers are launched (after this, as their tools register here too).
 func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, home, ws string, mcp *mcpSearchTools) (closeJobs func(), err error) {
-	log := o.Logger
 	tc := &cfg.Tools
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
+	approval, err := tools.ParseApprovalMode(tc.ShellApproval)
+	if err != nil {
+		return nil, fmt.Errorf("tools.shell_approval: %w", err)
+	}
+	shell, err := o.newShell(cfg, home, realWS, approval)
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Register(shellKeys{shell}); err != nil {
+		return nil, fmt.Errorf("shell tool: %w", err)
+	}
+	closeJobs = func() { shell.Close() }
+
+	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
+		return nil, fmt.Errorf("web_fetch: %w", err)
+	}
+	backends, err := searchBackends(&tc.Web, mcp, anyMCPEnabled(cfg))
+	if err != nil {
+		return nil, err
+	}
+	w := &tc.Web
+	return closeJobs, tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
+		Backends:        backends,
+		SearchTimeout:   w.SearchTimeout.Std(),
+		CodeTimeout:     w.CodeTimeout.Std(),
+		CompanyTimeout:  w.CompanyTimeout.Std(),
+		ResearchTimeout: w.ResearchTimeout.Std(),
+		FinishReserve:   w.FinishReserve.Std(),
+	})
+}
+
+// NewShell returns a shell tool confined and screened as tools.* in cfg
+// configures the agent's own (tools.shell_sandbox, shell_screening,
+// shell_allow, shell_deny, shell_timeout, shell_env), run in dir (which
+// must exist) with approval instead of tools.shell_approval. A command
+// of the shell may write only inside dir. It fails when cfg turns the
+// sandbox off and sandboxed is true, so a caller that promised
+// confinement never gets an unconfined shell. Close the shell when done.
+func (o *Options) NewShell(cfg *config.Config, home, dir string, approval tools.ApprovalMode, sandboxed bool) (*tools.Shell, error) {
+	if sandboxed && !cfg.Tools.SandboxEnabled() {
+		return nil, errors.New("tools.shell_sandbox is \"off\", so no confined shell can be made; set it to \"workspace\"")
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	return o.withDefaults().newShell(cfg, home, real, approval)
+}
+
+// newShell builds the shell tool for realDir as tools.* configures it.
+func (o *Options) newShell(cfg *config.Config, home, realDir string, approval tools.ApprovalMode) (*tools.Shell, error) {
+	tc := &cfg.Tools
 	var sb *sandbox.Sandbox
+	var err error
 	if tc.SandboxEnabled() {
 		sb, err = o.NewSandbox(&sandbox.Policy{
-			Workspace: realWS,
+			Workspace: realDir,
 			// The sandbox's own build caches: never the user's real
 			// ~/.cache or Go module cache.
 			CacheDir:     filepath.Join(home, "cache", "sandbox"),
@@ -62,16 +114,12 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 			mode = sandbox.ScreenDenylist
 		}
 	}
-	scr, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Allow: tc.ShellAllow, Deny: tc.ShellDeny, Workspace: realWS})
+	scr, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Allow: tc.ShellAllow, Deny: tc.ShellDeny, Workspace: realDir})
 	if err != nil {
 		return nil, fmt.Errorf("tools.shell_allow: %w", err)
 	}
-	approval, err := tools.ParseApprovalMode(tc.ShellApproval)
-	if err != nil {
-		return nil, fmt.Errorf("tools.shell_approval: %w", err)
-	}
 	shell, err := tools.NewShell(&tools.ShellOptions{
-		Workspace: realWS,
+		Workspace: realDir,
 		Sandbox:   sb,
 		Screen:    scr,
 		Approval:  approval,
@@ -81,30 +129,10 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 	if err != nil {
 		return nil, fmt.Errorf("shell tool: %w", err)
 	}
-	if err := reg.Register(shellKeys{shell}); err != nil {
-		return nil, fmt.Errorf("shell tool: %w", err)
+	if o.Logger != nil {
+		o.Logger.Debug("shell tool", "dir", realDir, "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", approval)
 	}
-	closeJobs = func() { shell.Close() }
-	if log != nil {
-		log.Debug("shell tool", "sandboxed", sb != nil, "screening", map[sandbox.ScreenMode]string{sandbox.ScreenAllowlist: "allowlist", sandbox.ScreenDenylist: "denylist"}[mode], "approval", tc.ShellApproval)
-	}
-
-	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
-		return nil, fmt.Errorf("web_fetch: %w", err)
-	}
-	backends, err := searchBackends(&tc.Web, mcp, anyMCPEnabled(cfg))
-	if err != nil {
-		return nil, err
-	}
-	w := &tc.Web
-	return closeJobs, tools.RegisterWebSearch(reg, &tools.WebSearchOptions{
-		Backends:        backends,
-		SearchTimeout:   w.SearchTimeout.Std(),
-		CodeTimeout:     w.CodeTimeout.Std(),
-		CompanyTimeout:  w.CompanyTimeout.Std(),
-		ResearchTimeout: w.ResearchTimeout.Std(),
-		FinishReserve:   w.FinishReserve.Std(),
-	})
+	return shell, nil
 }
 
 // anyMCPEnabled reports whether cfg enables at least one MCP server.

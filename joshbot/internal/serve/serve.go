@@ -174,6 +174,8 @@ func (ad *agentAdapter) Turn(ctx context.Context, req apiserver.TurnRequest, emi
 				// mid-answer and ends the turn; an API client needs the
 				// failure as a failure, reported in the stream.
 				streamDied = ev.Err
+			case ev.Tool != nil && ev.Tool.Note != "":
+				emit(apiserver.Event{Progress: &apiserver.Progress{Tool: ev.Tool.Name, Note: ev.Tool.Note}})
 			case ev.Waiting > 0:
 				emit(apiserver.Event{Waiting: ev.Waiting})
 			case ev.Notice != "":

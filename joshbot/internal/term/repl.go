@@ -389,6 +389,18 @@ func (l *Live) clearStatus() {
 	}
 }
 
+// Note shows a line a running tool reported ("falling back to exa-mcp
+// after exa failed"), indented under the tool's own line and marked
+// apart from it.
+func (l *Live) Note(name, text string) {
+	if l == nil || text == "" {
+		return
+	}
+	l.clearStatus()
+	l.breakLine()
+	fmt.Fprintf(l.out, "    ↳ %s: %s\n", Printable(name), Printable(text))
+}
+
 // Streamed reports whether any of the answer's text was shown, so the
 // Turner does not print the reply a second time.
 func (l *Live) Streamed() bool { return l != nil && l.streamed }
