@@ -33,7 +33,7 @@
 //	internal/runtime    Load(ctx, *Options): config, provider chain, tools,
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
-//	internal/config, configedit, configmigrate, output, redact, cron,
+//	internal/config, configedit, configmigrate, jsonkeys, output, redact, cron,
 //	tuning, workspace, footprint, onboard, report, termsafe, injection (its
 //	tests only), soaktest (tests only: it drives the built binary from
 //	outside)

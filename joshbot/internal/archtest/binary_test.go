@@ -17,7 +17,7 @@ const binaryPrefix = prefix + "joshbot/"
 // leaves are the binary's helper packages: they import none of the
 // packages drawn above them in joshbot/doc.go.
 var leaves = []string{
-	"internal/config", "internal/configedit", "internal/configmigrate", "internal/output", "internal/redact", "internal/cron",
+	"internal/config", "internal/configedit", "internal/configmigrate", "internal/jsonkeys", "internal/output", "internal/redact", "internal/cron",
 	"internal/tuning", "internal/workspace", "internal/footprint",
 	"internal/term", "internal/docscheck", "internal/devicelogin", "internal/onboard", "internal/report", "internal/termsafe", "internal/injection",
 	"internal/soaktest",
