@@ -470,6 +470,11 @@ func (w *walker) programName(f field) (string, error) {
 		return "", refuse("the program name %q is computed when the command runs; spell it out", f.raw)
 	}
 	name := f.val
+	if name == "" {
+		// Checked first: path.Base("") is ".", which would be refused
+		// as a program the command never named.
+		return "", refuse("the program name is empty")
+	}
 	base := path.Base(name)
 	if w.s.deny[base] {
 		return "", refuse("%q is on the deny list", base)
@@ -488,9 +493,6 @@ func (w *walker) programName(f field) (string, error) {
 	if name != "[" && (f.glob || strings.ContainsAny(name, "*?[]{}~")) {
 		// Globs turn s?do into a program name no list ever saw.
 		return "", refuse("the program name %q uses wildcards or braces; spell it out", f.raw)
-	}
-	if name == "" {
-		return "", refuse("the program name is empty")
 	}
 	if strings.Contains(name, "/") {
 		if w.allowlist() && !slices.Contains(binDirs, path.Dir(name)) {
