@@ -123,8 +123,9 @@ function newConversation() {
 }
 
 // readStream reads a chat-completions SSE body. Data frames carry answer
-// deltas; ": joshbot.progress {json}" comment lines carry tool progress.
-async function readStream(resp, onDelta, onProgress) {
+// deltas; ": joshbot.progress {json}" comment lines carry tool progress and
+// ": joshbot.waiting {json}" ones say the model has not begun answering.
+async function readStream(resp, onDelta, onProgress, onWaiting) {
   const reader = resp.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -141,6 +142,8 @@ async function readStream(resp, onDelta, onProgress) {
       buf = buf.slice(nl + 1);
       if (line.startsWith(": joshbot.progress ")) {
         onProgress(JSON.parse(line.slice(": joshbot.progress ".length)));
+      } else if (line.startsWith(": joshbot.waiting ")) {
+        onWaiting(JSON.parse(line.slice(": joshbot.waiting ".length)));
       } else if (line.startsWith("data: ")) {
         const data = line.slice(6);
         if (data === "[DONE]") {
@@ -175,10 +178,22 @@ async function send(ev) {
   $("message").value = "";
   addTurn("user", text);
   let answer = null;
+  let waiting = false;
+  // Stop aborts the request; the server keeps what was shown as an
+  // interrupted answer.
+  const controller = new AbortController();
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    controller.abort();
+  };
+  $("stop").onclick = stop;
+  $("stop").hidden = false;
   setStatus("Thinking…");
   try {
     const resp = await fetch("/v1/chat/completions", {
       method: "POST",
+      signal: controller.signal,
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-Joshbot-CSRF": csrf },
       body: JSON.stringify({
@@ -198,6 +213,10 @@ async function send(ev) {
     await readStream(
       resp,
       (delta) => {
+        if (waiting) {
+          waiting = false;
+          setStatus("");
+        }
         if (!answer) {
           answer = addTurn("assistant", "");
         }
@@ -208,13 +227,30 @@ async function send(ev) {
         addTurn("progress", "⚙ " + p.tool + (p.detail ? ": " + p.detail : ""));
         answer = null; // text after a tool call starts a new bubble
       },
+      (w) => {
+        waiting = true;
+        setStatus("waiting for the model (" + w.seconds + "s)");
+      },
     );
     setStatus("");
   } catch (e) {
+    if (stopped) {
+      // Keep the partial text on the page and say it was cut short.
+      const li = answer || addTurn("assistant", "");
+      li.classList.add("stopped");
+      const mark = document.createElement("span");
+      mark.className = "marker";
+      mark.textContent = li.textContent === "" ? "(stopped)" : " (stopped)";
+      li.appendChild(mark);
+      setStatus("");
+      return;
+    }
     const li = addTurn("assistant failed", "Error: " + e.message);
     li.classList.add("failed");
     setStatus("");
   } finally {
+    $("stop").hidden = true;
+    $("stop").onclick = null;
     busy = false;
     $("send").disabled = false;
     $("message").focus();

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
+	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -151,5 +152,67 @@ func TestWebUIChromium(t *testing.T) {
 	}
 	if srv.Pending() != 0 {
 		t.Fatalf("%d scripted replies unused", srv.Pending())
+	}
+}
+
+// TestWebUIChromiumWaitingAndStop drives the web chat in headless Chromium
+// against a model that is slow to begin (the page says it is waiting for
+// the model, and the first words clear that) and one that hangs mid-answer
+// (Stop keeps the partial text marked "(stopped)", and the session holds it
+// as an interrupted assistant message, issue 22 items 11 and 13).
+func TestWebUIChromiumWaitingAndStop(t *testing.T) {
+	node := needNode(t)
+	chromium := cmp.Or(os.Getenv("CHROMIUM"), "/usr/bin/chromium")
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("%s is missing; `make test` installs Debian's chromium package (or set CHROMIUM)", chromium)
+	}
+	clearProviderEnv(t)
+	srv := providertest.NewServer(t)
+	srv.Enqueue(
+		providertest.Reply{Content: "Here after a wait.", Delay: 4 * time.Second},
+		providertest.Reply{Content: "Once upon a time, then happily ever after.", Chunks: 4, HangAfterChunks: 2},
+	)
+	cfgPath := serveConfig(t, srv, func(c *config.Config) { c.API.WebUI = true })
+	s := startServe(t, cfgPath)
+	out := runScript(t, node, "webui_stop_chromium.mjs", s, "CHROMIUM="+chromium)
+	if !strings.Contains(out, "all web UI stop checks passed") {
+		t.Fatal("the script did not reach its end")
+	}
+	_, rest, ok := strings.Cut(out, "conversation=")
+	if !ok {
+		t.Fatal("the script did not print the conversation name")
+	}
+	user, _, _ := strings.Cut(rest, "\n")
+	store, err := memory.NewStore(filepath.Join(filepath.Dir(cfgPath), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server notices the closed connection and saves the turn just
+	// after the page shows "(stopped)".
+	var last memory.Message
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sess, err := store.Load("api:" + user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(sess.Messages); n > 0 {
+			last = sess.Messages[n-1]
+		}
+		if last.Kind == memory.KindInterrupted || time.Now().After(deadline) {
+			var roles []string
+			for _, m := range sess.Messages {
+				roles = append(roles, m.Role+"/"+string(m.Kind))
+			}
+			t.Logf("session api:%s: %v", user, roles)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if last.Role != providers.RoleAssistant || last.Kind != memory.KindInterrupted {
+		t.Fatalf("last stored message is %s %q (kind %q), want the stopped answer as an interrupted assistant message", last.Role, last.Content, last.Kind)
+	}
+	if !strings.HasPrefix(last.Content, "Once upon") || strings.Contains(last.Content, "happily") {
+		t.Fatalf("interrupted message holds %q, want only the part shown before Stop", last.Content)
 	}
 }
