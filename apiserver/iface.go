@@ -129,6 +129,9 @@ type TranscriptMessage struct {
 	Role string `json:"role"`
 	// Content is the text of the turn.
 	Content string `json:"content"`
+	// Interrupted marks an assistant turn cut short (a Stop, a dropped
+	// connection): Content is the part shown before it stopped.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Error is an error an [Agent], [Embedder] or [Transcriber] returns to

@@ -39,6 +39,15 @@ function addTurn(role, text) {
   return li;
 }
 
+// markStopped marks an answer cut short, keeping its text.
+function markStopped(li) {
+  li.classList.add("stopped");
+  const mark = document.createElement("span");
+  mark.className = "marker";
+  mark.textContent = li.textContent === "" ? "(stopped)" : " (stopped)";
+  li.appendChild(mark);
+}
+
 async function errorText(resp) {
   try {
     const body = await resp.json();
@@ -88,7 +97,10 @@ async function loadTranscript() {
   }
   const body = await resp.json();
   for (const m of body.messages) {
-    addTurn(m.role, m.content);
+    const li = addTurn(m.role, m.content);
+    if (m.interrupted) {
+      markStopped(li);
+    }
   }
 }
 
@@ -236,12 +248,7 @@ async function send(ev) {
   } catch (e) {
     if (stopped) {
       // Keep the partial text on the page and say it was cut short.
-      const li = answer || addTurn("assistant", "");
-      li.classList.add("stopped");
-      const mark = document.createElement("span");
-      mark.className = "marker";
-      mark.textContent = li.textContent === "" ? "(stopped)" : " (stopped)";
-      li.appendChild(mark);
+      markStopped(answer || addTurn("assistant", ""));
       setStatus("");
       return;
     }

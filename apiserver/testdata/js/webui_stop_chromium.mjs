@@ -87,6 +87,14 @@ try {
     assert.equal(await status(), "");
   });
 
+  await step("after a reload the stopped answer is still marked (stopped)", async () => {
+    await page.reload();
+    await page.locator("#transcript li").nth(3).waitFor();
+    const t = await turns();
+    assert.deepEqual(t.map((x) => x[0]), ["user", "assistant", "user", "assistant stopped"]);
+    assert.match(t[3][1], /^Once upon.* \(stopped\)$/);
+  });
+
   await step("no page error", async () => {
     assert.deepEqual(pageErrors, []);
   });

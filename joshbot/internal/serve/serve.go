@@ -245,7 +245,7 @@ func (tr transcriptReader) Transcript(_ context.Context, key string) ([]apiserve
 	out := make([]apiserver.TranscriptMessage, 0, len(sess.Messages))
 	for _, m := range sess.Messages {
 		if (m.Role == providers.RoleUser || m.Role == providers.RoleAssistant) && strings.TrimSpace(m.Content) != "" {
-			out = append(out, apiserver.TranscriptMessage{Role: m.Role, Content: m.Content})
+			out = append(out, apiserver.TranscriptMessage{Role: m.Role, Content: m.Content, Interrupted: m.Kind == memory.KindInterrupted})
 		}
 	}
 	return out, nil
