@@ -45,7 +45,13 @@ func New(opts *Options) *Bus {
 }
 
 // PublishInbound queues m for the agent. It blocks while the queue is full,
-// until ctx is done or the bus closes.
+// until ctx is done or the bus closes.//
+// Deprecated: joshbot's gateway does not queue inbound messages here. The
+// channels module's durable inbox is the inbound queue: it records a
+// message on disk before the platform is acknowledged, orders turns per
+// conversation and settles a message only when its turn is done, none of
+// which an in-memory queue can keep across a crash. Hand accepted
+// messages to the agent directly (channels.Router.Run does).
 func (b *Bus) PublishInbound(ctx context.Context, m Inbound) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -62,7 +68,13 @@ func (b *Bus) PublishInbound(ctx context.Context, m Inbound) error {
 	}
 }
 
-// Inbound returns the queue the agent consumes. It is closed by [Bus.Close].
+// Inbound returns the queue the agent consumes. It is closed by [Bus.Close].//
+// Deprecated: joshbot's gateway does not consume inbound messages here. The
+// channels module's durable inbox is the inbound queue: it records a
+// message on disk before the platform is acknowledged, orders turns per
+// conversation and settles a message only when its turn is done, none of
+// which an in-memory queue can keep across a crash. Hand accepted
+// messages to the agent directly (channels.Router.Run does).
 func (b *Bus) Inbound() <-chan Inbound { return b.inbound }
 
 // OutboundChannel registers a consumer and returns its private queue, which

@@ -3,6 +3,10 @@ package bus
 import "time"
 
 // Inbound is a message that arrived from a channel and awaits the agent.
+//
+// Deprecated: it travels only through the deprecated [Bus.PublishInbound]
+// and [Bus.Inbound]; the gateway's inbound message is channels.Inbound,
+// held in the channels module's durable inbox.
 type Inbound struct {
 	// Channel names the adapter it came from ("telegram", "discord", "cli").
 	Channel string

@@ -39,6 +39,24 @@
 //	outside)
 //	                    leaves: import no package drawn above them
 //
+// # Path of a message
+//
+// This refines the data flow in ARCHITECTURE.md, which draws inbound
+// messages through the bus. In the gateway, a channel adapter hands a
+// message to channels.Router (allowlist, group addressing, dedup), which
+// records it in its durable inbox before the platform is acknowledged;
+// Router.Run then calls the gateway's handler, one turn at a time per
+// conversation, and settles the inbox entry when the turn returns. The
+// inbox, not the bus, is the inbound queue: an in-memory hop would lose
+// messages on a crash, order all senders behind one another and could not
+// report when a turn ended (the soak test, internal/soaktest, holds the
+// gateway to per-sender order, no double runs and settle-after-turn). A
+// turn's own reply goes to its adapter's Send; what the agent sends on its
+// own (the message tool, cron jobs) goes through bus.PublishOutbound,
+// fanned out to each adapter.
+// The bus's inbound half is deprecated (bus/doc.go). The CLI and serve
+// call the agent directly, as drawn.
+//
 // cmd/joshbot stays under a hundred lines; a package over about 2,500
 // lines of code is a sign that a concept wants its own package.
 package joshbot

@@ -18,9 +18,9 @@ func TestLiveNote(t *testing.T) {
 	l.Delta("done\n")
 	want := "  · web_search go generics\n" +
 		"    ↳ web_search: falling back to duckduckgo after exa failed\n" +
-		"Half\n" +
+		"\nHalf\n" +
 		"    ↳ web_fetch: \"example.com answered 200 OK\\x1b[2J\"\n" +
-		"done\n"
+		"\ndone\n"
 	if b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}

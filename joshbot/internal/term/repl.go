@@ -324,6 +324,7 @@ type Live struct {
 	streamed bool // some text was shown
 	midLine  bool // the last text shown did not end a line
 	status   bool // a waiting status line is on the last row
+	progress bool // the last line shown is a tool's line or note
 }
 
 // NewLive returns a Live that shows an answer on out, a terminal, for a
@@ -336,6 +337,11 @@ func (l *Live) Delta(s string) {
 		return
 	}
 	l.clearStatus()
+	if l.progress {
+		// One blank line sets the answer apart from the tool lines above.
+		io.WriteString(l.out, "\n")
+		l.progress = false
+	}
 	l.streamed = true
 	// The model's words never reach the terminal with control sequences
 	// live (see termsafe); chunk by chunk is enough.
@@ -364,6 +370,7 @@ func (l *Live) Tool(name, detail string) {
 		detail = " " + Printable(detail)
 	}
 	fmt.Fprintf(l.out, "  · %s%s\n", name, detail)
+	l.progress = true
 }
 
 // Waiting shows, on a status line of its own, that the model has not
@@ -399,6 +406,7 @@ func (l *Live) Note(name, text string) {
 	l.clearStatus()
 	l.breakLine()
 	fmt.Fprintf(l.out, "    ↳ %s: %s\n", Printable(name), Printable(text))
+	l.progress = true
 }
 
 // Streamed reports whether any of the answer's text was shown, so the

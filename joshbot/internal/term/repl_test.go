@@ -171,7 +171,7 @@ func TestLive(t *testing.T) {
 	l.Delta("tail")
 	l.Done()
 	l.Tool("shell", "echo \x1b[2J")
-	want := "  · read_file notes.md\nHello, world\n  · list_dir\ndone\ntail\n  · shell \"echo \\x1b[2J\"\n"
+	want := "  · read_file notes.md\n\nHello, world\n  · list_dir\n\ndone\ntail\n  · shell \"echo \\x1b[2J\"\n"
 	if b.String() != want || !l.Streamed() {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
