@@ -76,3 +76,18 @@ func sizeText(n int) string {
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
+
+// PieceCount is how many messages split makes of text, for a platform
+// whose messages hold at most limit runes, counted only as far as the
+// cap of maxChunks (zero means [DefaultMaxChunks]) matters: a text that
+// plainly needs more than the cap is not split just to be counted, and
+// counts as maxChunks+1. It is the pieces argument of [LongReply].
+func PieceCount(text string, maxChunks, limit int, split func(string) []string) int {
+	if maxChunks <= 0 {
+		maxChunks = DefaultMaxChunks
+	}
+	if len(text) > 4*limit*maxChunks || utf8.RuneCountInString(text) > limit*maxChunks {
+		return maxChunks + 1
+	}
+	return len(split(text))
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -134,15 +133,8 @@ func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Ou
 // fitReply turns a reply longer than Options.MaxChunks messages into a
 // head and a reply.md file.
 func (d *Discord) fitReply(conversation string, msg channels.Outbound) channels.Outbound {
-	max := d.opts.MaxChunks
-	if max <= 0 {
-		max = channels.DefaultMaxChunks
-	}
-	n := max + 1 // clearly longer: not worth splitting to count
-	if len(msg.Text) <= 4*MaxMessage*max && utf8.RuneCountInString(msg.Text) <= MaxMessage*max {
-		n = len(pieces(msg.Text))
-	}
-	out, cut, long := channels.LongReply(msg, n, max, MaxFileBytes)
+	n := channels.PieceCount(msg.Text, d.opts.MaxChunks, MaxMessage, pieces)
+	out, cut, long := channels.LongReply(msg, n, d.opts.MaxChunks, MaxFileBytes)
 	if cut > 0 {
 		d.log.Warn("reply larger than a Discord file: only its beginning was attached; the whole answer is in the session",
 			"conversation", conversation, "bytes", len(msg.Text), "bytes_cut", cut)

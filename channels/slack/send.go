@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
@@ -87,15 +86,8 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 // fitReply turns a reply longer than Options.MaxChunks posts into a head
 // and a reply.md file.
 func (s *Slack) fitReply(conversation string, msg channels.Outbound) channels.Outbound {
-	max := s.opts.MaxChunks
-	if max <= 0 {
-		max = channels.DefaultMaxChunks
-	}
-	n := max + 1 // clearly longer: not worth splitting to count
-	if len(msg.Text) <= 4*MaxMessage*max && utf8.RuneCountInString(msg.Text) <= MaxMessage*max {
-		n = len(pieces(msg.Text))
-	}
-	out, cut, long := channels.LongReply(msg, n, max, MaxFileBytes)
+	n := channels.PieceCount(msg.Text, s.opts.MaxChunks, MaxMessage, pieces)
+	out, cut, long := channels.LongReply(msg, n, s.opts.MaxChunks, MaxFileBytes)
 	if cut > 0 {
 		s.log.Warn("reply larger than a Slack file: only its beginning was attached; the whole answer is in the session",
 			"conversation", conversation, "bytes", len(msg.Text), "bytes_cut", cut)

@@ -107,14 +107,7 @@ func (t *Telegram) fitReply(chat int64, msg channels.Outbound) channels.Outbound
 // past the cap when it is clearly longer: splitting a 32 MiB answer only
 // to count its pieces would cost more than sending it.
 func (t *Telegram) pieceCount(text string) int {
-	max := t.opts.MaxChunks
-	if max <= 0 {
-		max = channels.DefaultMaxChunks
-	}
-	if len(text) > 4*maxMessage*max || utf8.RuneCountInString(text) > maxMessage*max {
-		return max + 1
-	}
-	return len(pieces(text))
+	return channels.PieceCount(text, t.opts.MaxChunks, maxMessage, pieces)
 }
 
 // cutOff logs the part of a reply that shutdown kept from being sent and
