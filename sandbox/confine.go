@@ -58,12 +58,26 @@ type Policy struct {
 	AllowNetwork bool
 }
 
+// ErrHelperMismatch is wrapped by the error [Sandbox.Command] returns when
+// [Options.HelperSHA256] is set and the file at [Options.Helper] does not
+// have that SHA-256: a helper from another build (a stale copy left beside
+// an upgraded program, say) is never run.
+var ErrHelperMismatch = errors.New("the sandbox helper is not the expected build")
+
 // Options configures [New]. A nil *Options means the defaults.
 type Options struct {
 	// Helper is the executable re-run as the confining helper on Linux.
 	// Empty means os.Executable(), the running program, which must call
-	// [RunHelperIfRequested] at the top of main.
+	// [RunHelperIfRequested] at the top of main. A small program whose
+	// main calls only [RunHelperIfRequested] starts in about half the
+	// time of a large one, and every confined command pays that start.
 	Helper string
+	// HelperSHA256, when not empty, is the hex SHA-256 the file at Helper
+	// must have. The file is opened and checked once, on the first
+	// [Sandbox.Command], and that open file is what every command then
+	// runs; a file that differs is never run, and Command fails with an
+	// error wrapping [ErrHelperMismatch]. Empty runs Helper unchecked.
+	HelperSHA256 string
 	// ProxyAllow, when not nil, admits addresses the network proxy would
 	// otherwise refuse as not public (see [DialControl]): an operator's
 	// explicit opt-in, or a test reaching a server on loopback. Nil
@@ -77,6 +91,8 @@ type Options struct {
 type Sandbox struct {
 	policy     Policy
 	helper     string
+	helperSum  string
+	helperExe  helperFile
 	report     Report
 	proxyAllow func(netip.AddrPort) bool
 	plat       platformState
@@ -130,7 +146,13 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{policy: pol, report: rep}
 	if opts != nil {
-		s.helper, s.proxyAllow = opts.Helper, opts.ProxyAllow
+		s.helper, s.helperSum, s.proxyAllow = opts.Helper, strings.ToLower(opts.HelperSHA256), opts.ProxyAllow
+	}
+	if s.helperSum != "" && s.helper == "" {
+		return nil, errors.New("sandbox: Options.HelperSHA256 is set but Options.Helper is empty; name the helper file it is the checksum of")
+	}
+	if s.helper == "" {
+		s.helper, s.helperSum = defaultHelper.path, defaultHelper.sum
 	}
 	if s.helper == "" && runtime.GOOS == "linux" {
 		exe, err := os.Executable()
@@ -212,6 +234,11 @@ func realDir(p string) (string, error) {
 	}
 	return r, nil
 }
+
+// defaultHelper is the helper, and its SHA-256, of a sandbox whose
+// Options.Helper is empty; empty means os.Executable(). Tests set it to
+// run their corpus through a dedicated helper.
+var defaultHelper struct{ path, sum string }
 
 // probe is Probe; tests replace it to play systems without a sandbox.
 var probe = Probe

@@ -189,7 +189,8 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	var files []*os.File
 	var stops []func()
 	cleanup := func() {
-		for _, f := range files {
+		// files[0], the helper, is the sandbox's and stays open.
+		for _, f := range files[min(1, len(files)):] {
 			f.Close()
 		}
 		for _, stop := range stops {
@@ -198,10 +199,10 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	}
 	// The helper runs as an id that may not search the directories on
 	// the way to the program (/root, a 0700 build directory), so it is
-	// executed through a descriptor opened here.
-	exe, err := os.Open(s.helper)
+	// executed through a descriptor opened here, once per sandbox.
+	exe, err := s.openHelper()
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: opening the helper: %w", err)
+		return nil, nil, err
 	}
 	files = append(files, exe)
 	spec := helperSpec{Dir: dir, Network: s.policy.AllowNetwork}

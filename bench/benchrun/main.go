@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
@@ -82,7 +83,14 @@ func run(root, out string, n int, parts map[string]bool) error {
 
 	bin := filepath.Join(tmp, "joshbot")
 	log.Printf("building release binary")
-	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench"); err != nil {
+	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", "-s -w"); err != nil {
+		return err
+	}
+	helperSum, err := os.ReadFile(filepath.Join(filepath.Dir(bin), "joshbot-sandbox"))
+	if err != nil {
+		return err
+	}
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", fmt.Sprintf("-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperSHA256=%x", sha256.Sum256(helperSum))); err != nil {
 		return err
 	}
 	fake := filepath.Join(tmp, "fakellm")

@@ -1,0 +1,196 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var helperBuild struct {
+	once      sync.Once
+	path, sum string
+	err       error
+}
+
+// dedicatedHelper builds testdata/helper once, statically and stripped
+// as a release is, into a directory any user may read, and returns its
+// path and hex SHA-256.
+func dedicatedHelper(tb testing.TB) (path, sum string) {
+	tb.Helper()
+	helperBuild.once.Do(func() {
+		if p := os.Getenv(helperEnv); p != "" {
+			helperBuild.path, helperBuild.sum = p, fileSHA256(p)
+			return
+		}
+		dir, err := os.MkdirTemp("", "sandbox-helper-")
+		if err != nil {
+			helperBuild.err = err
+			return
+		}
+		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
+		os.Chmod(dir, 0o755)
+		p := filepath.Join(dir, "helper")
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", p, "./testdata/helper")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helperBuild.err = fmt.Errorf("building the helper: %v\n%s", err, out)
+			return
+		}
+		helperBuild.path, helperBuild.sum = p, fileSHA256(p)
+	})
+	if helperBuild.err != nil {
+		tb.Fatal(helperBuild.err)
+	}
+	return helperBuild.path, helperBuild.sum
+}
+
+// TestDedicatedHelperRunsCommands: with Options.Helper and its SHA-256, a
+// command runs under the dedicated helper (the first process of its PID
+// namespace is that file) and is confined as under the default helper.
+func TestDedicatedHelperRunsCommands(t *testing.T) {
+	needIsolation(t)
+	path, sum := dedicatedHelper(t)
+	ws := t.TempDir()
+	sb, err := New(&Policy{Workspace: ws}, &Options{Helper: path, HelperSHA256: strings.ToUpper(sum)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := runIn(t, sb, `tr '\0' '\n' </proc/1/cmdline | head -1; echo x >/etc/joshbot-canary; cat /etc/shadow >/dev/null; echo ok >here`)
+	if code != 0 || !strings.HasPrefix(out, path+"\n") {
+		t.Fatalf("exit %d, output %q; want the helper %s as process 1", code, out, path)
+	}
+	if !strings.Contains(out, "/etc/joshbot-canary: Read-only file system") || !strings.Contains(out, "/etc/shadow: Permission denied") {
+		t.Fatalf("output %q: want the write to /etc and the read of /etc/shadow refused", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "here")); err != nil || string(b) != "ok\n" {
+		t.Fatalf("workspace file: %q, %v", b, err)
+	}
+}
+
+// TestMismatchedHelperNeverRuns: a helper file whose SHA-256 is not the
+// one given (a stale helper beside an upgraded program) is refused with
+// ErrHelperMismatch before anything runs, on every command, and a file
+// swapped in after the check is not run either: commands run the file
+// that was checked.
+func TestMismatchedHelperNeverRuns(t *testing.T) {
+	needIsolation(t)
+	path, sum := dedicatedHelper(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	marker := filepath.Join(dir, "ran")
+	stale := filepath.Join(dir, "stale-helper")
+	script := "#!/bin/sh\ntouch " + marker + "\nexec \"$@\"\n"
+	if err := os.WriteFile(stale, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(&Policy{Workspace: t.TempDir()}, &Options{Helper: stale, HelperSHA256: sum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		cmd, _, err := sb.Command(context.Background(), sb.Policy().Workspace, []string{"/bin/true"}, nil)
+		if !errors.Is(err, ErrHelperMismatch) || cmd != nil {
+			t.Fatalf("Command = %v, %v; want ErrHelperMismatch and no command", cmd, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, stale) || !strings.Contains(msg, "Options.HelperSHA256") {
+			t.Fatalf("error %q: want it to name the file and Options.HelperSHA256", msg)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the mismatched helper ran")
+	}
+
+	// The right helper, checked on the first command, then replaced on
+	// disk by the stale one.
+	good := filepath.Join(dir, "helper")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err = New(&Policy{Workspace: t.TempDir()}, &Options{Helper: good, HelperSHA256: sum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runIn(t, sb, "echo first"); code != 0 || out != "first\n" {
+		t.Fatalf("first command: exit %d, %q", code, out)
+	}
+	if err := os.Rename(stale, good); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runIn(t, sb, "echo second"); code != 0 || out != "second\n" {
+		t.Fatalf("second command: exit %d, %q", code, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the helper swapped in after the check ran")
+	}
+}
+
+// TestHelperSHA256NeedsHelper: a checksum without the file it is of is a
+// mistake New names.
+func TestHelperSHA256NeedsHelper(t *testing.T) {
+	_, err := New(&Policy{Workspace: t.TempDir()}, &Options{HelperSHA256: "ab"})
+	if err == nil || !strings.Contains(err.Error(), "Options.Helper") {
+		t.Fatalf("err = %v, want it to name Options.Helper", err)
+	}
+}
+
+// TestCorpusThroughDedicatedHelper re-runs the confinement corpus (the
+// Landlock, seccomp and isolation tests, unchanged) with every sandbox
+// using the dedicated helper, and the test binary refusing to serve as
+// one (see TestMain): each must pass the same.
+func TestCorpusThroughDedicatedHelper(t *testing.T) {
+	if os.Getenv(helperEnv) != "" {
+		t.Skip("already running through the dedicated helper")
+	}
+	needIsolation(t)
+	path, _ := dedicatedHelper(t)
+	pd := probeDir(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"TestLandlockConfinesFilesAndNetwork", "TestSeccompFilterDecisions", "TestIsolationDevices", "TestIsolationNetwork",
+		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationIdentity",
+		"TestIsolationEscapeSyscalls", "TestIsolationPlantedSymlink", "TestDedicatedHelperRunsCommands"}
+	cmd := exec.Command(exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), helperEnv+"="+path, probeDirEnv+"="+pd)
+	out, err := cmd.CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
+		t.Fatalf("the corpus through %s: %v\n%s", path, err, out)
+	}
+	for _, n := range names {
+		if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
+			t.Fatalf("%s did not pass through the dedicated helper:\n%s", n, out)
+		}
+	}
+	t.Logf("%d cases passed through the dedicated helper", bytes.Count(out, []byte("--- PASS: ")))
+}
+
+// runIn runs script under /bin/sh confined in sb's workspace and returns
+// its combined output and exit code.
+func runIn(t *testing.T, sb *Sandbox, script string) (string, int) {
+	t.Helper()
+	cmd, cleanup, err := sb.Command(context.Background(), sb.Policy().Workspace, []string{"/bin/sh", "-c", script}, ChildEnv(os.Environ(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
