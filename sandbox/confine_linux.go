@@ -63,13 +63,16 @@ func Probe() Report {
 		r.LandlockABI = abi
 		r.Landlock = Layer{Available: true, Detail: fmt.Sprintf("ABI %d", abi)}
 	}
-	r.Namespaces = probeNamespaces()
+	// The two layers that start a process are probed at once.
+	ns := make(chan Layer, 1)
+	go func() { ns <- probeNamespaces() }()
 	r.Seccomp = probeSeccomp()
 	if os.Geteuid() == 0 {
 		r.IDMappedMounts = probeIDMap()
 	} else {
 		r.IDMappedMounts = Layer{Available: true, Detail: "not needed: commands run as this process's own uid " + fmt.Sprint(os.Getuid())}
 	}
+	r.Namespaces = <-ns
 	var missing []string
 	for _, l := range r.Layers() {
 		if !l.Available {
@@ -116,13 +119,10 @@ func probeNamespaces() Layer {
 	return Layer{Available: true, Detail: what}
 }
 
-// platformState is what a Linux sandbox prepares once: when root, a user
-// namespace per owner of a mounted directory, for its idmapped mounts.
+// platformState is what a Linux sandbox prepares once.
 type platformState struct {
 	root   bool
 	filter []unix.SockFilter
-	mu     sync.Mutex
-	userns map[owner]*os.File
 }
 
 // prepare checks, once, everything a command will need that can fail
@@ -137,7 +137,6 @@ func (s *Sandbox) prepare() error {
 	if !s.plat.root {
 		return nil
 	}
-	s.plat.userns = map[owner]*os.File{}
 	for _, m := range s.mounts() {
 		f, err := s.idmapped(m.Path, m.RO)
 		if err != nil {
