@@ -319,6 +319,16 @@ func runHelper(args []string) (int, error) {
 	if os.Getpid() != 1 {
 		return 0, errors.New("the helper is not the first process of a new PID namespace")
 	}
+	// The first signal.Notify starts the runtime's signal thread and
+	// waits for it, some hundreds of microseconds on a busy machine; it
+	// does so while the root is built. A signal that arrives before the
+	// command starts is forwarded as soon as it has.
+	sigs := make(chan os.Signal, 8)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+		close(notified)
+	}()
 	filter, err := seccompFilter()
 	if err != nil {
 		return 0, err
@@ -361,8 +371,7 @@ func runHelper(args []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("standard streams: %w", err)
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	<-notified
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Dir: spec.Dir, Env: env, Files: stdio,
 		// A session of its own has no controlling terminal, so /dev/tty
@@ -372,23 +381,25 @@ func runHelper(args []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", argv[0], err)
 	}
-	go func() {
-		for sig := range sigs {
-			syscall.Kill(pid, sig.(syscall.Signal))
-		}
-	}()
+	// Signals are forwarded from this thread: Landlock gave each thread
+	// of the helper a domain of its own, the command shares this one's,
+	// and a signal scoped by Landlock (ABI 6 and later) reaches only
+	// processes of the sender's domain, so from any other thread the kill
+	// fails with EPERM. Children are reaped on another thread meanwhile.
+	exits := make(chan reaped, 1)
+	go reap(pid, exits)
 	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(-1, &ws, 0, nil)
-		if err == unix.EINTR {
+		var e reaped
+		select {
+		case sig := <-sigs:
+			syscall.Kill(pid, sig.(syscall.Signal))
 			continue
+		case e = <-exits:
 		}
-		if err != nil {
-			return 0, fmt.Errorf("waiting for the command: %w", err)
+		if e.err != nil {
+			return 0, fmt.Errorf("waiting for the command: %w", e.err)
 		}
-		if wpid != pid {
-			continue // an orphan the command left behind
-		}
+		ws := e.status
 		// Whatever the command left behind dies now, not when this
 		// process exits, so its output can be drained to the end first.
 		unix.Kill(-1, unix.SIGKILL)
@@ -397,6 +408,33 @@ func runHelper(args []string) (int, error) {
 			return 128 + int(ws.Signal()), nil
 		}
 		return ws.ExitStatus(), nil
+	}
+}
+
+// reaped is how the command ended, or why waiting for it failed.
+type reaped struct {
+	status unix.WaitStatus
+	err    error
+}
+
+// reap waits for every child of the helper, reaping the orphans the
+// command leaves behind, until the command (pid) itself ends, and sends
+// its status.
+func reap(pid int, exits chan<- reaped) {
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			exits <- reaped{err: err}
+			return
+		}
+		if wpid == pid {
+			exits <- reaped{status: ws}
+			return
+		}
 	}
 }
 

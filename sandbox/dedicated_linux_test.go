@@ -3,15 +3,18 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -193,4 +196,50 @@ func runIn(t *testing.T, sb *Sandbox, script string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestHelperForwardsSignals: a signal sent to the helper reaches the
+// command, which may handle it, through the default and the dedicated
+// helper alike. (Forwarded from a thread other than the one the command
+// was started from, Landlock's signal scope refused it with EPERM.)
+func TestHelperForwardsSignals(t *testing.T) {
+	needIsolation(t)
+	path, sum := dedicatedHelper(t)
+	for _, tt := range []struct {
+		name string
+		opts *Options
+	}{{"self", nil}, {"dedicated", &Options{Helper: path, HelperSHA256: sum}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			sb, err := New(&Policy{Workspace: t.TempDir()}, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			script := `trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.02; done`
+			cmd, cleanup, err := sb.Command(context.Background(), sb.Policy().Workspace, []string{"/bin/sh", "-c", script}, ChildEnv(os.Environ(), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cleanup()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(stdout)
+			if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
+				cmd.Process.Kill()
+				t.Fatalf("first line %q, %v", line, err)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(r)
+			err = cmd.Wait()
+			if string(rest) != "got TERM\n" || cmd.ProcessState.ExitCode() != 7 {
+				t.Fatalf("after SIGTERM: output %q, exit %d (%v); want the command's trap to run", rest, cmd.ProcessState.ExitCode(), err)
+			}
+		})
+	}
 }
