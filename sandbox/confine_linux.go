@@ -121,8 +121,10 @@ func probeNamespaces() Layer {
 
 // platformState is what a Linux sandbox prepares once.
 type platformState struct {
-	root   bool
-	filter []unix.SockFilter
+	root bool
+	// bpf is the seccomp filter, generated once here and handed to
+	// every helper in its spec.
+	bpf []byte
 }
 
 // prepare checks, once, everything a command will need that can fail
@@ -132,7 +134,7 @@ func (s *Sandbox) prepare() error {
 	if err != nil {
 		return err
 	}
-	s.plat.filter = filter
+	s.plat.bpf = filterBytes(filter)
 	s.plat.root = os.Geteuid() == 0
 	if !s.plat.root {
 		return nil
@@ -182,6 +184,8 @@ type helperSpec struct {
 	RO      []string    `json:"ro"`
 	Network bool        `json:"net"`
 	ProxyFD int         `json:"proxy_fd,omitempty"`
+	// BPF is the seccomp filter's instructions (see filterBytes).
+	BPF []byte `json:"bpf"`
 }
 
 func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, func(), error) {
@@ -204,7 +208,7 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		return nil, nil, err
 	}
 	files = append(files, exe)
-	spec := helperSpec{Dir: dir, Network: s.policy.AllowNetwork}
+	spec := helperSpec{Dir: dir, Network: s.policy.AllowNetwork, BPF: s.plat.bpf}
 	for _, m := range s.mounts() {
 		if s.plat.root {
 			f, err := s.idmapped(m.Path, m.RO)
@@ -329,7 +333,7 @@ func runHelper(args []string) (int, error) {
 		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 		close(notified)
 	}()
-	filter, err := seccompFilter()
+	filter, err := filterFrom(spec.BPF)
 	if err != nil {
 		return 0, err
 	}

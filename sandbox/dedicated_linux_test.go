@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -241,5 +242,24 @@ func TestHelperForwardsSignals(t *testing.T) {
 				t.Fatalf("after SIGTERM: output %q, exit %d (%v); want the command's trap to run", rest, cmd.ProcessState.ExitCode(), err)
 			}
 		})
+	}
+}
+
+// TestFilterTravelsWhole: the seccomp filter the parent generates once
+// reaches the helper instruction for instruction, and a spec without a
+// usable filter is refused rather than run unfiltered.
+func TestFilterTravelsWhole(t *testing.T) {
+	filter, err := seccompFilter()
+	if err != nil {
+		t.Skip(err)
+	}
+	got, err := filterFrom(filterBytes(filter))
+	if err != nil || !slices.Equal(got, filter) {
+		t.Fatalf("round trip: %v (%d of %d instructions)", err, len(got), len(filter))
+	}
+	for _, b := range [][]byte{nil, {1, 2, 3}, make([]byte, 8*4097)} {
+		if _, err := filterFrom(b); err == nil {
+			t.Fatalf("%d bytes accepted as a filter", len(b))
+		}
 	}
 }
