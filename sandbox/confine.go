@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/joshbot/joshbot/sandbox/internal/confine"
 )
 
 // ErrUnsupported is returned by [New] when this platform or kernel has no
@@ -29,7 +31,7 @@ var ErrNetworkUndeniable = errors.New("the sandbox cannot deny network access he
 // [Sandbox.Command] as the confining helper. A program that uses the
 // Linux sandbox calls [RunHelperIfRequested] first thing in main (and a
 // test binary in TestMain), before it does anything else.
-const HelperArg = "__sandbox-exec__"
+const HelperArg = confine.Arg
 
 // Policy says what a confined command may reach. Paths that do not exist
 // are ignored, so a list of build caches can name caches this machine

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/joshbot/joshbot/sandbox/internal/confine"
 )
 
 var helperBuild struct {
@@ -253,12 +255,12 @@ func TestFilterTravelsWhole(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	got, err := filterFrom(filterBytes(filter))
+	got, err := confine.FilterFrom(confine.FilterBytes(filter))
 	if err != nil || !slices.Equal(got, filter) {
 		t.Fatalf("round trip: %v (%d of %d instructions)", err, len(got), len(filter))
 	}
 	for _, b := range [][]byte{nil, {1, 2, 3}, make([]byte, 8*4097)} {
-		if _, err := filterFrom(b); err == nil {
+		if _, err := confine.FilterFrom(b); err == nil {
 			t.Fatalf("%d bytes accepted as a filter", len(b))
 		}
 	}

@@ -3,11 +3,9 @@
 package sandbox
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -269,48 +267,6 @@ type archRules struct {
 	x32    bool
 	denied []uintptr
 	rules  []argRule
-}
-
-// filterBytes is filter as the kernel reads it: each instruction's
-// code, jt, jf and k in this machine's byte order, 8 bytes apiece.
-func filterBytes(filter []unix.SockFilter) []byte {
-	b := make([]byte, 0, 8*len(filter))
-	for _, in := range filter {
-		b = binary.NativeEndian.AppendUint16(b, in.Code)
-		b = append(b, in.Jt, in.Jf)
-		b = binary.NativeEndian.AppendUint32(b, in.K)
-	}
-	return b
-}
-
-// filterFrom reads back what filterBytes wrote. The helper installs the
-// filter its parent generated once rather than generate it per command;
-// a spec without one is refused, so no command runs unfiltered.
-func filterFrom(b []byte) ([]unix.SockFilter, error) {
-	if len(b) == 0 || len(b)%8 != 0 || len(b)/8 > 4096 {
-		return nil, fmt.Errorf("the helper was given no usable seccomp filter (%d bytes)", len(b))
-	}
-	filter := make([]unix.SockFilter, len(b)/8)
-	for i := range filter {
-		in := b[8*i:]
-		filter[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(in), Jt: in[2], Jf: in[3], K: binary.NativeEndian.Uint32(in[4:])}
-	}
-	return filter, nil
-}
-
-// installSeccomp sets no_new_privs and installs the filter on the calling
-// thread only; the caller has locked its goroutine to the thread and
-// starts the command from it, so the command inherits the filter.
-func installSeccomp(filter []unix.SockFilter) error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		return fmt.Errorf("installing the seccomp filter: %w", err)
-	}
-	runtime.KeepAlive(filter)
-	return nil
 }
 
 // probeSeccomp reports whether the kernel has seccomp filters and this

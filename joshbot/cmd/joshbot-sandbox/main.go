@@ -2,19 +2,21 @@
 // joshbot's shell tool. joshbot runs it, from beside its own executable,
 // when it is the very file joshbot was built with (joshbot checks its
 // SHA-256); otherwise joshbot re-runs itself as the helper. It links
-// only the sandbox module, so each confined command starts in about half
-// the time joshbot's own start takes. Run by hand it only says what it is.
+// only the sandbox module's confining code (package sandbox/helper), so
+// each confined command starts far sooner than through joshbot, which
+// initialises every package it links first. Run by hand it only says what
+// it is.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/joshbot/joshbot/sandbox"
+	"github.com/joshbot/joshbot/sandbox/helper"
 )
 
 func main() {
-	sandbox.RunHelperIfRequested()
+	helper.RunIfRequested()
 	fmt.Fprintln(os.Stderr, "joshbot-sandbox: this is the helper joshbot runs to confine its shell commands; it is not run by hand")
 	os.Exit(2)
 }
