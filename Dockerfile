@@ -29,10 +29,10 @@ ARG VERSION=dev
 # /out/state/data becomes /data: COPY of a directory copies its contents into a destination it
 # creates with mode 0755, so the parent is copied to keep /data's own owner and 0700 mode.
 # joshbot-sandbox, the helper that confines each shell command, is built first: joshbot carries its
-# SHA-256 and runs it from beside itself only when it is that very file.
+# Go build ID and runs it from beside itself only when it is that very build.
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox \
- && sum=$(sha256sum /out/joshbot-sandbox | cut -d' ' -f1) \
- && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION} -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperSHA256=${sum}" -o /out/joshbot ./joshbot/cmd/joshbot \
+ && id=$(go tool buildid /out/joshbot-sandbox) \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION} -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID=${id}" -o /out/joshbot ./joshbot/cmd/joshbot \
  && mkdir -p /out/state/data && chown 65532:65532 /out/state/data && chmod 0700 /out/state/data
 
 # minimal: the static binary (and its sandbox helper) alone. The shell tool has no shell to run here.

@@ -87,19 +87,18 @@ bench:
 bench-go:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
 
-# The linker variable that carries the SHA-256 of joshbot-sandbox, the helper that confines each
-# shell command on Linux: joshbot runs the helper beside it only when it is that very file.
-HELPER_SUM_VAR := github.com/joshbot/joshbot/joshbot/internal/runtime.helperSHA256
-SHA256 := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
+# The linker variable that carries the Go build ID of joshbot-sandbox, the helper that confines
+# each shell command on Linux: joshbot runs the helper beside it only when it is that very build.
+HELPER_ID_VAR := github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID
 
 ## build: the joshbot binary in ./bin, and on Linux its sandbox helper bin/joshbot-sandbox beside it.
 build:
-	@set -e; sum=; if [ "$$($(GO) env GOOS)" = linux ]; then \
+	@set -e; id=; if [ "$$($(GO) env GOOS)" = linux ]; then \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox; \
-		sum=$$($(SHA256) bin/joshbot-sandbox | cut -d' ' -f1); \
+		id=$$($(GO) tool buildid bin/joshbot-sandbox); \
 	fi; \
-	echo "CGO_ENABLED=0 $(GO) build -trimpath -ldflags \"$(LDFLAGS) -X $(HELPER_SUM_VAR)=$$sum\" -o bin/joshbot ./joshbot/cmd/joshbot"; \
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_SUM_VAR)=$$sum" -o bin/joshbot ./joshbot/cmd/joshbot
+	echo "CGO_ENABLED=0 $(GO) build -trimpath -ldflags \"$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id\" -o bin/joshbot ./joshbot/cmd/joshbot"; \
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id" -o bin/joshbot ./joshbot/cmd/joshbot
 
 ## cross: prove the binary compiles for every supported platform.
 cross:
@@ -137,14 +136,14 @@ release:
 	@set -e; rm -rf dist; mkdir -p dist; for p in $(PLATFORMS); do \
 		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
 		plat=$(VERSION)-$$os-$$arch$${arm:+v$$arm}; name=joshbot-$$plat; [ "$$os" = windows ] && name=$$name.exe; \
-		sum=; if [ "$$os" = linux ]; then \
+		id=; if [ "$$os" = linux ]; then \
 			echo "== joshbot-sandbox-$$plat"; \
 			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "-s -w" -o dist/joshbot-sandbox-$$plat ./joshbot/cmd/joshbot-sandbox; \
-			sum=$$($(SHA256) dist/joshbot-sandbox-$$plat | cut -d' ' -f1); \
+			id=$$($(GO) tool buildid dist/joshbot-sandbox-$$plat); \
 		fi; \
 		echo "== $$name"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_SUM_VAR)=$$sum" -o dist/$$name ./joshbot/cmd/joshbot; \
-	done; cd dist && $(SHA256) joshbot-* > SHA256SUMS; cat SHA256SUMS
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id" -o dist/$$name ./joshbot/cmd/joshbot; \
+	done; cd dist && sha256sum joshbot-* > SHA256SUMS; cat SHA256SUMS
 
 ## release-check: the publishing rehearsal and the guards (release/): versions.yaml lists every
 ## module, one go line everywhere, api/<module>.txt matches each module's exported API (and,

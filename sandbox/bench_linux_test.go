@@ -36,13 +36,13 @@ func BenchmarkConfinedTrueHelper(b *testing.B) {
 	if r := Probe(); !r.Available {
 		b.Skipf("no sandbox here: %s", r.Reason)
 	}
-	path, sum := dedicatedHelper(b)
+	path, id := dedicatedHelper(b)
 	ws := b.TempDir()
 	self, err := New(&Policy{Workspace: ws}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dedicated, err := New(&Policy{Workspace: ws}, &Options{Helper: path, HelperSHA256: sum})
+	dedicated, err := New(&Policy{Workspace: ws}, &Options{Helper: path, HelperBuildID: id})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -61,9 +61,9 @@ type Policy struct {
 }
 
 // ErrHelperMismatch is wrapped by the error [Sandbox.Command] returns when
-// [Options.HelperSHA256] is set and the file at [Options.Helper] does not
-// have that SHA-256: a helper from another build (a stale copy left beside
-// an upgraded program, say) is never run.
+// [Options.HelperBuildID] is set and the file at [Options.Helper] does not
+// carry that build ID: a helper from another build (a stale copy left
+// beside an upgraded program, say) is never run.
 var ErrHelperMismatch = errors.New("the sandbox helper is not the expected build")
 
 // Options configures [New]. A nil *Options means the defaults.
@@ -74,12 +74,14 @@ type Options struct {
 	// main calls only [RunHelperIfRequested] starts in about half the
 	// time of a large one, and every confined command pays that start.
 	Helper string
-	// HelperSHA256, when not empty, is the hex SHA-256 the file at Helper
-	// must have. The file is opened and checked once, on the first
-	// [Sandbox.Command], and that open file is what every command then
-	// runs; a file that differs is never run, and Command fails with an
-	// error wrapping [ErrHelperMismatch]. Empty runs Helper unchecked.
-	HelperSHA256 string
+	// HelperBuildID, when not empty, is the Go build ID the file at
+	// Helper must carry: what `go tool buildid` prints for it, whose last
+	// part hashes the file's content. The file is opened and its ID read
+	// once, on the first [Sandbox.Command], and that open file is what
+	// every command then runs; a file that differs is never run, and
+	// Command fails with an error wrapping [ErrHelperMismatch]. Empty runs
+	// Helper unchecked.
+	HelperBuildID string
 	// ProxyAllow, when not nil, admits addresses the network proxy would
 	// otherwise refuse as not public (see [DialControl]): an operator's
 	// explicit opt-in, or a test reaching a server on loopback. Nil
@@ -93,7 +95,7 @@ type Options struct {
 type Sandbox struct {
 	policy     Policy
 	helper     string
-	helperSum  string
+	helperID   string
 	helperExe  helperFile
 	report     Report
 	proxyAllow func(netip.AddrPort) bool
@@ -148,13 +150,13 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{policy: pol, report: rep}
 	if opts != nil {
-		s.helper, s.helperSum, s.proxyAllow = opts.Helper, strings.ToLower(opts.HelperSHA256), opts.ProxyAllow
+		s.helper, s.helperID, s.proxyAllow = opts.Helper, opts.HelperBuildID, opts.ProxyAllow
 	}
-	if s.helperSum != "" && s.helper == "" {
-		return nil, errors.New("sandbox: Options.HelperSHA256 is set but Options.Helper is empty; name the helper file it is the checksum of")
+	if s.helperID != "" && s.helper == "" {
+		return nil, errors.New("sandbox: Options.HelperBuildID is set but Options.Helper is empty; name the helper file it is the build ID of")
 	}
 	if s.helper == "" {
-		s.helper, s.helperSum = defaultHelper.path, defaultHelper.sum
+		s.helper, s.helperID = defaultHelper.path, defaultHelper.id
 	}
 	if s.helper == "" && runtime.GOOS == "linux" {
 		exe, err := os.Executable()
@@ -237,10 +239,10 @@ func realDir(p string) (string, error) {
 	return r, nil
 }
 
-// defaultHelper is the helper, and its SHA-256, of a sandbox whose
+// defaultHelper is the helper, and its build ID, of a sandbox whose
 // Options.Helper is empty; empty means os.Executable(). Tests set it to
 // run their corpus through a dedicated helper.
-var defaultHelper struct{ path, sum string }
+var defaultHelper struct{ path, id string }
 
 // probe is Probe; tests replace it to play systems without a sandbox.
 var probe = Probe

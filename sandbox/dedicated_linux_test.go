@@ -22,19 +22,19 @@ import (
 )
 
 var helperBuild struct {
-	once      sync.Once
-	path, sum string
-	err       error
+	once     sync.Once
+	path, id string
+	err      error
 }
 
 // dedicatedHelper builds testdata/helper once, statically and stripped
 // as a release is, into a directory any user may read, and returns its
-// path and hex SHA-256.
-func dedicatedHelper(tb testing.TB) (path, sum string) {
+// path and Go build ID.
+func dedicatedHelper(tb testing.TB) (path, id string) {
 	tb.Helper()
 	helperBuild.once.Do(func() {
 		if p := os.Getenv(helperEnv); p != "" {
-			helperBuild.path, helperBuild.sum = p, fileSHA256(p)
+			helperBuild.path, helperBuild.id = p, goToolBuildID(p)
 			return
 		}
 		dir, err := os.MkdirTemp("", "sandbox-helper-")
@@ -51,22 +51,22 @@ func dedicatedHelper(tb testing.TB) (path, sum string) {
 			helperBuild.err = fmt.Errorf("building the helper: %v\n%s", err, out)
 			return
 		}
-		helperBuild.path, helperBuild.sum = p, fileSHA256(p)
+		helperBuild.path, helperBuild.id = p, goToolBuildID(p)
 	})
 	if helperBuild.err != nil {
 		tb.Fatal(helperBuild.err)
 	}
-	return helperBuild.path, helperBuild.sum
+	return helperBuild.path, helperBuild.id
 }
 
-// TestDedicatedHelperRunsCommands: with Options.Helper and its SHA-256, a
+// TestDedicatedHelperRunsCommands: with Options.Helper and its build ID, a
 // command runs under the dedicated helper (the first process of its PID
 // namespace is that file) and is confined as under the default helper.
 func TestDedicatedHelperRunsCommands(t *testing.T) {
 	needIsolation(t)
-	path, sum := dedicatedHelper(t)
+	path, id := dedicatedHelper(t)
 	ws := t.TempDir()
-	sb, err := New(&Policy{Workspace: ws}, &Options{Helper: path, HelperSHA256: strings.ToUpper(sum)})
+	sb, err := New(&Policy{Workspace: ws}, &Options{Helper: path, HelperBuildID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,14 +82,14 @@ func TestDedicatedHelperRunsCommands(t *testing.T) {
 	}
 }
 
-// TestMismatchedHelperNeverRuns: a helper file whose SHA-256 is not the
+// TestMismatchedHelperNeverRuns: a helper file whose build ID is not the
 // one given (a stale helper beside an upgraded program) is refused with
 // ErrHelperMismatch before anything runs, on every command, and a file
 // swapped in after the check is not run either: commands run the file
 // that was checked.
 func TestMismatchedHelperNeverRuns(t *testing.T) {
 	needIsolation(t)
-	path, sum := dedicatedHelper(t)
+	path, id := dedicatedHelper(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	marker := filepath.Join(dir, "ran")
@@ -98,7 +98,7 @@ func TestMismatchedHelperNeverRuns(t *testing.T) {
 	if err := os.WriteFile(stale, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sb, err := New(&Policy{Workspace: t.TempDir()}, &Options{Helper: stale, HelperSHA256: sum})
+	sb, err := New(&Policy{Workspace: t.TempDir()}, &Options{Helper: stale, HelperBuildID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestMismatchedHelperNeverRuns(t *testing.T) {
 		if !errors.Is(err, ErrHelperMismatch) || cmd != nil {
 			t.Fatalf("Command = %v, %v; want ErrHelperMismatch and no command", cmd, err)
 		}
-		if msg := err.Error(); !strings.Contains(msg, stale) || !strings.Contains(msg, "Options.HelperSHA256") {
-			t.Fatalf("error %q: want it to name the file and Options.HelperSHA256", msg)
+		if msg := err.Error(); !strings.Contains(msg, stale) || !strings.Contains(msg, "Options.HelperBuildID") {
+			t.Fatalf("error %q: want it to name the file and Options.HelperBuildID", msg)
 		}
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -125,7 +125,7 @@ func TestMismatchedHelperNeverRuns(t *testing.T) {
 	if err := os.WriteFile(good, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sb, err = New(&Policy{Workspace: t.TempDir()}, &Options{Helper: good, HelperSHA256: sum})
+	sb, err = New(&Policy{Workspace: t.TempDir()}, &Options{Helper: good, HelperBuildID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +143,10 @@ func TestMismatchedHelperNeverRuns(t *testing.T) {
 	}
 }
 
-// TestHelperSHA256NeedsHelper: a checksum without the file it is of is a
-// mistake New names.
-func TestHelperSHA256NeedsHelper(t *testing.T) {
-	_, err := New(&Policy{Workspace: t.TempDir()}, &Options{HelperSHA256: "ab"})
+// TestHelperBuildIDNeedsHelper: a build ID without the file it is of is
+// a mistake New names.
+func TestHelperBuildIDNeedsHelper(t *testing.T) {
+	_, err := New(&Policy{Workspace: t.TempDir()}, &Options{HelperBuildID: "ab"})
 	if err == nil || !strings.Contains(err.Error(), "Options.Helper") {
 		t.Fatalf("err = %v, want it to name Options.Helper", err)
 	}
@@ -207,11 +207,11 @@ func runIn(t *testing.T, sb *Sandbox, script string) (string, int) {
 // was started from, Landlock's signal scope refused it with EPERM.)
 func TestHelperForwardsSignals(t *testing.T) {
 	needIsolation(t)
-	path, sum := dedicatedHelper(t)
+	path, id := dedicatedHelper(t)
 	for _, tt := range []struct {
 		name string
 		opts *Options
-	}{{"self", nil}, {"dedicated", &Options{Helper: path, HelperSHA256: sum}}} {
+	}{{"self", nil}, {"dedicated", &Options{Helper: path, HelperBuildID: id}}} {
 		t.Run(tt.name, func(t *testing.T) {
 			sb, err := New(&Policy{Workspace: t.TempDir()}, tt.opts)
 			if err != nil {
@@ -264,4 +264,37 @@ func TestFilterTravelsWhole(t *testing.T) {
 			t.Fatalf("%d bytes accepted as a filter", len(b))
 		}
 	}
+}
+
+// TestGoBuildIDReadsWhatTheGoCommandReads: the build ID read from the
+// file's note is the one `go tool buildid` prints, for the dedicated
+// helper and for this test binary; Go executables of other builds and
+// files that are not Go executables are refused as mismatched.
+func TestGoBuildIDReadsWhatTheGoCommandReads(t *testing.T) {
+	path, id := dedicatedHelper(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, exe} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := goBuildID(f)
+		f.Close()
+		if want := goToolBuildID(p); err != nil || got != want || want == "" {
+			t.Fatalf("%s: read %q, %v; go tool buildid says %q", p, got, err, want)
+		}
+	}
+	for _, other := range []string{exe, filepath.Join(probeDir(t), "probe"), "/bin/true", "/etc/passwd"} {
+		if _, err := openChecked(other, id); !errors.Is(err, ErrHelperMismatch) {
+			t.Fatalf("%s against the helper's build ID: %v, want ErrHelperMismatch", other, err)
+		}
+	}
+	f, err := openChecked(path, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

@@ -1,10 +1,10 @@
 package sandbox
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "sandbox.test: run as the helper although the dedicated helper was set")
 			os.Exit(125)
 		}
-		defaultHelper.path, defaultHelper.sum = p, fileSHA256(p)
+		defaultHelper.path, defaultHelper.id = p, goToolBuildID(p)
 	}
 	RunHelperIfRequested()
 	code := m.Run()
@@ -36,12 +36,12 @@ func TestMain(m *testing.M) {
 // re-run with the corpus going through it.
 const helperEnv = "SANDBOX_TEST_HELPER"
 
-// fileSHA256 is the hex SHA-256 of the file at path, or empty.
-func fileSHA256(path string) string {
-	b, err := os.ReadFile(path)
+// goToolBuildID is the Go build ID of the executable at path as the go
+// command reads it, or empty.
+func goToolBuildID(path string) string {
+	out, err := exec.Command("go", "tool", "buildid", path).Output()
 	if err != nil {
 		return ""
 	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return strings.TrimSpace(string(out))
 }

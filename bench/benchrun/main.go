@@ -12,7 +12,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
@@ -86,11 +85,11 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", "-s -w"); err != nil {
 		return err
 	}
-	helperSum, err := os.ReadFile(filepath.Join(filepath.Dir(bin), "joshbot-sandbox"))
+	helperID, err := exec.Command("go", "tool", "buildid", filepath.Join(filepath.Dir(bin), "joshbot-sandbox")).Output()
 	if err != nil {
-		return err
+		return fmt.Errorf("go tool buildid joshbot-sandbox: %w", err)
 	}
-	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", fmt.Sprintf("-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperSHA256=%x", sha256.Sum256(helperSum))); err != nil {
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID="+strings.TrimSpace(string(helperID))); err != nil {
 		return err
 	}
 	fake := filepath.Join(tmp, "fakellm")

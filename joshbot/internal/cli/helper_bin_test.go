@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +15,7 @@ import (
 )
 
 // TestDedicatedHelperThroughBinary builds joshbot and joshbot-sandbox as
-// make build does (the helper's SHA-256 linked into joshbot) and runs a
+// make build does (the helper's Go build ID linked into joshbot) and runs a
 // shell call: the command's PID namespace starts with joshbot-sandbox,
 // not joshbot, and it is confined. A joshbot-sandbox of another build
 // beside it is never run: the call fails saying so, and nothing ran.
@@ -40,13 +38,12 @@ func TestDedicatedHelperThroughBinary(t *testing.T) {
 		}
 	}
 	build(helper, "../../cmd/joshbot-sandbox", "-s -w")
-	b, err := os.ReadFile(helper)
+	id, err := exec.Command("go", "tool", "buildid", helper).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
 	bin := filepath.Join(dir, "joshbot")
-	build(bin, "../../cmd/joshbot", "-s -w -X "+runtime.HelperSHA256Var+"="+hex.EncodeToString(sum[:]))
+	build(bin, "../../cmd/joshbot", "-s -w -X "+runtime.HelperBuildIDVar+"="+strings.TrimSpace(string(id)))
 
 	turn := func(command string) string {
 		t.Helper()
@@ -67,7 +64,14 @@ func TestDedicatedHelperThroughBinary(t *testing.T) {
 		t.Fatalf("tool result %q: want %s as process 1 and /etc/shadow refused", res, helper)
 	}
 
-	// A stale helper: another file in its place.
+	// A helper of another build in its place.
+	build(helper, "../../cmd/joshbot-sandbox", "-w")
+	res = turn("echo SHOULD-NOT-RUN")
+	if !strings.Contains(res, "has Go build ID") || !strings.Contains(res, helper) || strings.Contains(res, "SHOULD-NOT-RUN\n") {
+		t.Fatalf("tool result %q: want the helper of another build refused, naming it", res)
+	}
+
+	// Something else in its place: it never runs.
 	marker := filepath.Join(dir, "stale-helper-ran")
 	if err := os.WriteFile(helper, []byte("#!/bin/sh\ntouch "+marker+"\nexec \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)

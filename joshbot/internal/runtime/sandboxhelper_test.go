@@ -8,7 +8,7 @@ import (
 )
 
 // TestSandboxOptionsFindTheHelper: the dedicated helper beside the
-// executable is used, with the checksum the build gave, only when the
+// executable is used, with the build ID the build gave, only when the
 // build gave one and the file is there; otherwise joshbot is its own
 // helper (nil options).
 func TestSandboxOptionsFindTheHelper(t *testing.T) {
@@ -32,10 +32,10 @@ func TestSandboxOptionsFindTheHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o := sandboxOptions(exe, ""); o != nil {
-		t.Fatalf("a build without the checksum: got %+v, want nil", o)
+		t.Fatalf("a build without the build ID: got %+v, want nil", o)
 	}
 	o := sandboxOptions(exe, "abc")
-	if o == nil || o.Helper != helper || o.HelperSHA256 != "abc" {
+	if o == nil || o.Helper != helper || o.HelperBuildID != "abc" {
 		t.Fatalf("got %+v, want the helper %s checked against abc", o, helper)
 	}
 }
