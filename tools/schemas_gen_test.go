@@ -57,6 +57,24 @@ func TestGeneratedSchemas(t *testing.T) {
 			t.Errorf("%s: schemas_gen.go is stale (go test -run TestGeneratedSchemas -update):\n got %s\nwant %s", k, got, fresh)
 		}
 	}
+	// The filesystem tool's schema merged from the builtin file tools'.
+	fileSchemas := map[string]json.RawMessage{
+		"read_file": readFileSchema.fresh(), "write_file": writeFileSchema.fresh(), "edit_file": editFileSchema.fresh(),
+		"list_dir": listDirSchema.fresh(), "glob": globSchema.fresh(), "grep": grepSchema.fresh(),
+	}
+	var schemas []json.RawMessage
+	for _, op := range fileOperations {
+		schemas = append(schemas, fileSchemas[op])
+	}
+	k := filesystemKey(fileOperations, schemas)
+	fresh, err := filesystemSchema(fileOperations, schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s, true\n", strconv.Quote(k), strconv.Quote(string(fresh)))
+	if got, ok := generatedSchema(k); !*update && (!ok || got != string(fresh)) {
+		t.Errorf("the filesystem tool's merged schema is missing or stale in schemas_gen.go (go test -run TestGeneratedSchemas -update)")
+	}
 	b.WriteString("\t}\n\treturn \"\", false\n}\n")
 	if *update {
 		src, err := format.Source(b.Bytes())
