@@ -36,14 +36,12 @@ func TestGeneratedSchemas(t *testing.T) {
 		"// generatedSchema returns the schema schemaFor generates for the argument\n// type named key, recorded at build time.\n" +
 		"func generatedSchema(key string) (string, bool) {\n\tswitch key {\n")
 	seen := map[string]bool{}
-	var keys []string
 	for _, l := range lazySchemas {
 		k := l.key()
 		if seen[k] {
 			t.Fatalf("two lazySchemas of %s: the generated table is keyed by type", k)
 		}
 		seen[k] = true
-		keys = append(keys, k)
 		fresh := l.fresh()
 		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s, true\n", strconv.Quote(k), strconv.Quote(string(fresh)))
 		if *update {
