@@ -62,7 +62,7 @@ func parseYAML(text string) (*node, error) {
 		return nil, nil
 	}
 	ind := indentOf(p.lines[p.i])
-	root, err := p.block(ind)
+	root, err := p.block(ind, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +91,9 @@ func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 func isItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
 
 // block parses the block starting at the current line, indented ind: a
-// list, a mapping, or a lone scalar.
-func (p *yamlParser) block(ind int) (*node, error) {
+// list, a mapping, or a lone scalar, which may continue on any line
+// indented more than parent.
+func (p *yamlParser) block(ind, parent int) (*node, error) {
 	t := strings.TrimSpace(p.lines[p.i])
 	if isItem(t) {
 		return p.sequence(ind)
@@ -104,7 +105,7 @@ func (p *yamlParser) block(ind int) (*node, error) {
 	}
 	line := p.i + 1
 	p.i++
-	return p.value(strings.TrimLeft(p.lines[line-1], " "), ind-1, line, false)
+	return p.value(strings.TrimLeft(p.lines[line-1], " "), parent, line, false)
 }
 
 // mapping parses key: value lines indented exactly ind.
@@ -162,7 +163,7 @@ func (p *yamlParser) sequence(ind int) (*node, error) {
 			// where the item's text starts.
 			col := len(l) - len(rest)
 			p.lines[p.i] = strings.Repeat(" ", col) + rest
-			v, err := p.block(col)
+			v, err := p.block(col, ind)
 			if err != nil {
 				return nil, err
 			}
@@ -221,7 +222,7 @@ func (p *yamlParser) value(rest string, parent, line int, inMap bool) (*node, er
 			in := indentOf(l)
 			// A list may sit at its key's own indentation.
 			if in > parent || (inMap && in == parent && isItem(l[in:])) {
-				return p.block(in)
+				return p.block(in, parent)
 			}
 		}
 		return &node{kind: scalarNode, null: true, line: line}, nil
@@ -501,7 +502,7 @@ func flowClosed(s string) bool {
 			if c == q {
 				q = 0
 			}
-		case c == '"' || c == '\'':
+		case (c == '"' || c == '\'') && (i == 0 || strings.IndexByte(" [{,", s[i-1]) >= 0):
 			q = c
 		case c == '[' || c == '{':
 			depth++
@@ -554,13 +555,17 @@ func (f *flowParser) value() (*node, error) {
 			}
 			f.space()
 			if n.kind == mappingNode {
-				if f.pos >= len(f.s) || f.s[f.pos] != ':' {
+				var v *node
+				switch {
+				case f.pos < len(f.s) && f.s[f.pos] == ':':
+					f.pos++
+					if v, err = f.value(); err != nil {
+						return nil, err
+					}
+				case f.pos < len(f.s) && (f.s[f.pos] == ',' || f.s[f.pos] == close):
+					v = &node{kind: scalarNode, null: true, line: f.line} // {key} is key: null
+				default:
 					return nil, f.fail("a flow mapping entry has no ':'")
-				}
-				f.pos++
-				v, err := f.value()
-				if err != nil {
-					return nil, err
 				}
 				n.content = append(n.content, item, v)
 			} else {

@@ -179,3 +179,13 @@ var yamlCorpus = []string{
 	"a: {}\n",
 	"a: 'x' y\n",
 }
+
+// FuzzParseYAML: no text makes the frontmatter parser panic or loop.
+func FuzzParseYAML(f *testing.F) {
+	for _, in := range yamlCorpus {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		parseYAML(in)
+	})
+}
