@@ -30,7 +30,7 @@ func (r *Report) svg() string {
 	)
 	h := top + rowH*float64(len(rows)) + 20
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", left+width+160, h)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", left+width+260, h)
 	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">joshbot: median against target (bar), range (whisker), target (red line)</text>`+"\n")
 	targetX := left + scaleX
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#c00" stroke-width="2"/>`+"\n", targetX, top-4, targetX, h-16)
