@@ -100,12 +100,13 @@ build:
 	echo "CGO_ENABLED=0 $(GO) build -trimpath -ldflags \"$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id\" -o bin/joshbot ./joshbot/cmd/joshbot"; \
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id" -o bin/joshbot ./joshbot/cmd/joshbot
 
-## cross: prove the binary compiles for every supported platform.
+## cross: prove the binary and its sandbox helper compile for every supported platform.
 cross:
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
 		echo "== build $$p"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot-sandbox; \
 	done
 
 ## docker-check: build both Docker targets (default, minimal) for real and verify each image:
