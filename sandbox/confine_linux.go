@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -33,7 +34,7 @@ const cloneFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_N
 	syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
 
 // Probe reports each layer of the Linux sandbox: user, mount, PID,
-// network, IPC and UTS namespaces (tried by starting /bin/true in them),
+// network, IPC and UTS namespaces (tried by starting a process in them),
 // idmapped mounts (needed, and tried, only when this process is root), the
 // seccomp filter and Landlock. It starts a process or two.
 func Probe() Report {
@@ -47,16 +48,15 @@ func Probe() Report {
 		r.LandlockABI = abi
 		r.Landlock = Layer{Available: true, Detail: fmt.Sprintf("ABI %d", abi)}
 	}
-	// The two layers that start a process are probed at once.
-	ns := make(chan Layer, 1)
-	go func() { ns <- probeNamespaces() }()
+	// As root, the namespaces probe leaves behind the user namespace the
+	// idmap probe needs, so it comes first.
+	r.Namespaces = probeNamespaces()
 	r.Seccomp = probeSeccomp()
 	if os.Geteuid() == 0 {
 		r.IDMappedMounts = probeIDMap()
 	} else {
 		r.IDMappedMounts = Layer{Available: true, Detail: "not needed: commands run as this process's own uid " + fmt.Sprint(os.Getuid())}
 	}
-	r.Namespaces = <-ns
 	var missing []string
 	for _, l := range r.Layers() {
 		if !l.Available {
@@ -91,6 +91,11 @@ func probeNamespaces() Layer {
 	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
 		return Layer{Detail: what + " are unavailable: user.max_user_namespaces is 0 (raise it with sysctl)"}
 	}
+	if probeNamespacesStopped() == nil {
+		return Layer{Available: true, Detail: what}
+	}
+	// This process may not trace (it is being traced itself, say): the
+	// namespaces are tried with a program that runs to its end instead.
 	truePath := "/bin/true"
 	if _, err := os.Stat(truePath); err != nil {
 		truePath = "/usr/bin/true"
@@ -101,6 +106,32 @@ func probeNamespaces() Layer {
 		return Layer{Detail: fmt.Sprintf("creating %s failed: %v (user namespaces may be disabled by kernel.unprivileged_userns_clone, an AppArmor policy, or a container's seccomp profile)", what, err)}
 	}
 	return Layer{Available: true, Detail: what}
+}
+
+// probeNamespacesStopped creates a command's namespaces around this
+// program, stopped by ptrace before its first instruction, and kills it:
+// cheaper than running a program to its end. As root, the user namespace
+// it made maps uid and gid 0 to [hostID], the very namespace an idmapped
+// mount of a directory root owns needs, so it is kept for that.
+func probeNamespacesStopped() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a := childAttr()
+	a.Ptrace = true
+	p, err := os.StartProcess("/proc/self/exe", []string{"sandbox-probe"}, &os.ProcAttr{Sys: a})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		p.Kill()
+		p.Wait()
+	}()
+	if os.Geteuid() == 0 {
+		if f, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", p.Pid)); err == nil {
+			keepUserns(owner{0, 0}, f)
+		}
+	}
+	return nil
 }
 
 // platformState is what a Linux sandbox prepares once.

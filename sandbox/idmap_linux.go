@@ -92,6 +92,21 @@ func usernsFor(o owner) (*os.File, error) {
 	return f, nil
 }
 
+// keepUserns records f as the user namespace for o, unless one is kept
+// already.
+func keepUserns(o owner, f *os.File) {
+	usernses.mu.Lock()
+	defer usernses.mu.Unlock()
+	if usernses.m[o] != nil {
+		f.Close()
+		return
+	}
+	if usernses.m == nil {
+		usernses.m = map[owner]*os.File{}
+	}
+	usernses.m[o] = f
+}
+
 // newUserns makes a user namespace mapping o to [hostID] and returns a
 // descriptor of it. A namespace needs a process to be born in: this one
 // is this program, stopped by ptrace before its first instruction, and
