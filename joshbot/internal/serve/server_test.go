@@ -28,14 +28,14 @@ const testKey = "sk-serve-test-key"
 
 // startServer loads a runtime over srv the way the serve command does and
 // serves it on a free loopback port until the returned stop.
-func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
+func startServer(t testing.TB, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	return startServerIn(t, srv, t.TempDir(), mods...)
 }
 
 // startServerIn is startServer with home as the state directory; each mod
 // changes the config first.
-func startServerIn(t *testing.T, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
+func startServerIn(t testing.TB, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
