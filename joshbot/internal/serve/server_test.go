@@ -146,3 +146,45 @@ func streamedText(t *testing.T, body string) string {
 	}
 	return b.String()
 }
+
+// TestDerivedConversationSeedsTheSession sends what a stock chat app sends
+// after an edit (an earlier exchange, then a new question, no user field):
+// the turn runs in a new api:chat: session that begins with the client's
+// exchange, so the model sees it, and the client's system message is not
+// among what the model sees.
+func TestDerivedConversationSeedsTheSession(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("third answer"))
+	home := t.TempDir()
+	base, stop := startServerIn(t, srv, home)
+	defer stop()
+	code, body := post(t, base+"/v1/chat/completions", `{"model":"joshbot","messages":[
+		{"role":"system","content":"CLIENT-SYSTEM"},
+		{"role":"user","content":"first question"},{"role":"assistant","content":"first answer"},
+		{"role":"user","content":"second question"}]}`)
+	if code != http.StatusOK || !strings.Contains(body, "third answer") {
+		t.Fatalf("%d %s", code, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	var seen []string
+	for _, m := range reqs[0].Messages {
+		if strings.Contains(m.Content, "CLIENT-SYSTEM") {
+			t.Fatalf("the client's system message reached the model as %s", m.Role)
+		}
+		if m.Role != providers.RoleSystem {
+			seen = append(seen, m.Role+": "+m.Content)
+		}
+	}
+	want := []string{"user: first question", "assistant: first answer", "user: second question"}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the model saw %q, want %q", seen, want)
+	}
+	names, err := filepath.Glob(filepath.Join(home, "sessions", "api_chat=*.jsonl"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("derived sessions %v (%v), want one", names, err)
+	}
+}
