@@ -107,7 +107,7 @@ func (s *Store) UpdateMeta(key string, fn func(*Meta)) error {
 	b = append(b, '\n')
 	// The sidecar is small and an older version of it is still valid, so
 	// the directory sync (a second flush per turn) is skipped.
-	err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
+	_, err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
