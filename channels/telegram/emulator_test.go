@@ -145,3 +145,59 @@ func TestEmulatorUnlistedSenderGetsNothing(t *testing.T) {
 		t.Fatalf("the stranger got %+v, want nothing", got)
 	}
 }
+
+// TestEmulatorStopButtonCancelsAndKeepsTheText: the ⏹ Stop button of a
+// live reply, pressed through the emulator with the callback data the
+// emulator recorded, cancels the turn; Finish then writes the answer so
+// far into the same message, which is neither deleted nor replaced by a
+// new one. A press from another user's chat is refused and cancels
+// nothing.
+func TestEmulatorStopButtonCancelsAndKeepsTheText(t *testing.T) {
+	e := telegramtest.Start(t)
+	cancelled := make(chan struct{})
+	finished := make(chan error, 1)
+	gateway(t, e, []string{"1", "2"}, func(tg *telegram.Telegram) channels.Handler {
+		return func(ctx context.Context, inb channels.Inbound) {
+			if inb.Principal != "1" {
+				return
+			}
+			turn, cancel := context.WithCancel(ctx)
+			defer cancel()
+			s, err := tg.StartStream(ctx, inb.Conversation, &channels.StreamOptions{ReplyTo: inb.MessageID, Cancel: func() { cancel(); close(cancelled) }})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			s.Update("The answer so far")
+			<-turn.Done()
+			finished <- s.Finish(ctx, "The answer so far\n\n⏹ Stopped.")
+		}
+	})
+	e.UserSends(t, 1, "go", nil)
+	waitFor(t, "the live message", func() bool { return len(e.BotMessages(t, 1)) == 1 })
+	live := e.BotMessages(t, 1)[0]
+	data, ok := live.Button("⏹ Stop")
+	if live.Text != "The answer so far" || !ok {
+		t.Fatalf("live message = %+v, want the text with a ⏹ Stop button", live)
+	}
+	e.UserSends(t, 2, "hello", nil) // user 2 gets a chat with the bot
+	e.UserPresses(t, 2, telegramtest.Message{ID: live.ID}, data)
+	select {
+	case <-cancelled:
+		t.Fatal("a press from another chat stopped the turn")
+	case <-time.After(time.Second):
+	}
+	e.UserPresses(t, 1, live, data)
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatalf("Finish: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Stop press did not end the turn")
+	}
+	got := e.BotMessages(t, 1)
+	if len(got) != 1 || got[0].ID != live.ID || got[0].Text != "The answer so far\n\n⏹ Stopped." {
+		t.Fatalf("chat 1 holds %+v, want message %d with the answer so far and the stopped marker", got, live.ID)
+	}
+}

@@ -16,6 +16,13 @@
 //	go tg.Start(ctx, sink)
 //	emu.UserSends(t, 1, "ping", nil)    // user 1 writes in their private chat
 //	texts := emu.BotTexts(t, 1)         // what the bot sent into that chat
+//	live := emu.BotMessages(t, 1)[0]    // a message with its id and buttons
+//	data, _ := live.Button("⏹ Stop")
+//	emu.UserPresses(t, 1, live, data)   // user 1 presses the button
+//
+// The emulator does not serve sendChatAction (it answers with its
+// unknown-method error and records nothing); [Emulator.Called] still
+// counts the calls, made through APIURL's recording proxy.
 //
 // The emulator marks an update read when it hands it out and ignores the
 // offset of getUpdates, so it cannot show what Telegram redelivers after a
@@ -207,36 +214,98 @@ func (e *Emulator) UserSends(t testing.TB, user int64, text string, extra map[st
 	e.post(t, "/sendMessage", m, nil)
 }
 
-// Message is one message the bot sent, as the emulator stored it.
+// Message is one message the bot sent, as the emulator stored it: as it
+// was sent, with every later editMessageText and editMessageReplyMarkup
+// merged in (the emulator keeps the last value of each field an edit
+// carried, so an edit that omits reply_markup leaves the old buttons in
+// its record although Telegram would remove them). A deleted message is
+// no longer in the history.
 type Message struct {
+	// ID is its message id, as the bot got it back from sendMessage.
+	ID int `json:"-"`
 	// ChatID is the chat it went to.
 	ChatID string `json:"chat_id"`
 	// Text is its text (Telegram HTML, as sent).
 	Text string `json:"text"`
 	// ReplyTo is the message id it answers; empty or "0" means none.
 	ReplyTo string `json:"reply_to_message_id"`
+	// Markup is its inline keyboard, if it had one.
+	Markup Markup `json:"reply_markup"`
 }
 
-// BotMessages returns what the bot sent into chat, in order.
+// Markup is a bot message's reply_markup as the emulator stored it.
+type Markup struct {
+	// Keyboard holds the rows of inline buttons.
+	Keyboard [][]Button `json:"inline_keyboard"`
+}
+
+// Button is one inline keyboard button of a bot message.
+type Button struct {
+	// Text is the button's label, such as "⏹ Stop".
+	Text string `json:"text"`
+	// Data is the callback data a press sends back to the bot.
+	Data string `json:"callback_data"`
+}
+
+// Button returns the callback data of the message's inline button
+// labelled label, and whether it has one.
+func (m Message) Button(label string) (string, bool) {
+	for _, row := range m.Markup.Keyboard {
+		for _, b := range row {
+			if b.Text == label {
+				return b.Data, true
+			}
+		}
+	}
+	return "", false
+}
+
+// BotMessages returns what the bot sent into chat, in order, each in its
+// latest edited state. The history also holds what users sent and
+// pressed; those are left out.
 func (e *Emulator) BotMessages(t testing.TB, chat int64) []Message {
 	t.Helper()
 	var env struct {
 		Result []struct {
-			Message json.RawMessage `json:"message"`
+			MessageID int             `json:"messageId"`
+			Message   json.RawMessage `json:"message"`
 		} `json:"result"`
 	}
 	e.post(t, "/getUpdatesHistory", map[string]any{"token": Token}, &env)
 	var out []Message
 	for _, r := range env.Result {
+		if len(r.Message) == 0 {
+			continue // a button press: it carries a callbackQuery, no message
+		}
 		var m Message
 		if err := json.Unmarshal(r.Message, &m); err != nil {
 			t.Fatalf("the Telegram emulator's history holds a message that is not JSON: %v", err)
 		}
 		if m.ChatID == fmt.Sprint(chat) {
+			m.ID = r.MessageID
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// UserPresses makes user press the inline button whose callback data is
+// data under the bot's message msg, in the user's private chat (chat id =
+// user id): the bot receives a callback_query update.
+func (e *Emulator) UserPresses(t testing.TB, user int64, msg Message, data string) {
+	t.Helper()
+	e.post(t, "/sendCallback", map[string]any{
+		"botToken": Token,
+		"data":     data,
+		"from":     map[string]any{"id": user, "is_bot": false, "first_name": "U", "username": fmt.Sprintf("user%d", user)},
+		"message": map[string]any{
+			"message_id": msg.ID,
+			"date":       time.Now().Unix(),
+			"text":       msg.Text,
+			"chat":       map[string]any{"id": user, "type": "private", "first_name": "U"},
+			"from":       map[string]any{"id": 4242, "is_bot": true, "first_name": "Bot"},
+		},
+	}, nil)
 }
 
 // BotTexts returns the texts the bot sent into chat, in order.
