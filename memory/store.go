@@ -134,6 +134,8 @@ type Store struct {
 	turns keyedMutex // held by callers across a turn; see Lock
 	files keyedMutex // held by Store methods around file access for one key
 	cache *sessionCache
+	// counts holds finished turns not yet written to their sidecars.
+	counts turnCounts
 	// wrapWriter, when set, stands between the store and every file it
 	// writes; tests use it to fill the disk.
 	wrapWriter func(name string, w io.Writer) io.Writer
