@@ -134,6 +134,8 @@ type Store struct {
 	turns keyedMutex // held by callers across a turn; see Lock
 	files keyedMutex // held by Store methods around file access for one key
 	cache *sessionCache
+	// ranges is the shared lock file where locks are byte ranges.
+	ranges rangeLocks
 	// counts holds finished turns not yet written to their sidecars.
 	counts turnCounts
 	// wrapWriter, when set, stands between the store and every file it
@@ -216,7 +218,10 @@ func (s *Store) Keys() ([]string, error) {
 //
 // The lock is shared by every Store on the same directory, in this process
 // and in others: goroutines queue on an in-process mutex, processes on an
-// advisory lock (flock on Unix) of the hidden file TurnLockPath(key) in Dir.
+// advisory lock in the hidden file TurnLockPath(key) in Dir (on Linux a
+// byte of one file shared by every session, locked with an
+// open-file-description lock, so a new session's first turn creates no
+// lock file; elsewhere a file per session, locked with flock).
 // The zero Store, which has no directory, locks within the process only.
 // It is not reentrant, and Load, Save, Append and Compact do not take it
 // themselves, so they may be called while it is held. On failure (ctx done,
@@ -231,12 +236,11 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	if s.dir == "" {
 		return inproc, nil
 	}
-	path, err := s.TurnLockPath(key)
-	if err != nil {
+	if err := ValidateKey(key); err != nil {
 		inproc()
 		return nil, err
 	}
-	release, err := lockFileCtx(ctx, path)
+	release, err := s.lockRange(ctx, key, turnLock)
 	if err != nil {
 		inproc()
 		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
@@ -245,11 +249,13 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	return func() { once.Do(func() { release(); inproc() }) }, nil
 }
 
-// TurnLockPath returns the lock file that [Store.Lock] locks for key: a
-// hidden file in Dir, beside the session, never inside a workspace that
-// tools can write. It exists once a turn has run and stays, even after
-// Remove: a process may be waiting on it, and deleting a lock file others
-// wait on would let one holder in on the old file and another on the new.
+// TurnLockPath returns the lock file that [Store.Lock] locks for key, a
+// hidden file in Dir, beside the sessions, never inside a workspace that
+// tools can write. On Linux it is the one file whose bytes stand for every
+// session's locks (the same path for every key); elsewhere a file per
+// session, which stays after Remove: a process may be waiting on it, and
+// deleting a lock file others wait on would let one holder in on the old
+// file and another on the new.
 func (s *Store) TurnLockPath(key string) (string, error) {
 	if s.dir == "" {
 		return "", errNoDir
@@ -257,7 +263,7 @@ func (s *Store) TurnLockPath(key string) (string, error) {
 	if err := ValidateKey(key); err != nil {
 		return "", err
 	}
-	return filepath.Join(s.dir, "."+keyStem(key)+".turn.lock"), nil
+	return s.turnLockFile(key), nil
 }
 
 // Load reads the session for key. A session that has never been saved is
@@ -384,7 +390,7 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 // per-session lock file. The key must already be valid.
 func (s *Store) lockKey(key string) (unlock func(), err error) {
 	inproc := s.files.lock(key)
-	release, err := lockFile(filepath.Join(s.dir, "."+keyStem(key)+".lock"))
+	release, err := s.lockRange(context.Background(), key, fileLock)
 	if err != nil {
 		inproc()
 		return nil, err
