@@ -329,3 +329,31 @@ func TestHashTurnsComparesTextTurns(t *testing.T) {
 		t.Fatalf("clientHistory = %+v, want the user and assistant text turns only", got)
 	}
 }
+
+// A turn that fails leaves its conversation out of the index: the
+// agent may have stored the question, so the client's retry (the same
+// history and question) starts a new session seeded from the history
+// rather than asking twice in the old one.
+func TestFailedTurnForksOnRetry(t *testing.T) {
+	ag := newHistoryAgent()
+	s, _ := newTestServer(t, &Options{Agent: ag})
+	w := &chatWindow{}
+	w.send(t, s, "one")
+	first, _ := ag.lastTurn()
+	failing := &fakeAgent{err: &Error{Status: http.StatusBadGateway, Message: "provider down"}}
+	s.agent = failing
+	body := `{"messages":[{"role":"user","content":"one"},{"role":"assistant","content":"seen: one"},{"role":"user","content":"two"}]}`
+	if r := do(t, s, "POST", "/v1/chat/completions", testKey, body); r.Code != http.StatusBadGateway {
+		t.Fatalf("status %d", r.Code)
+	}
+	if failing.last().SessionKey != first {
+		t.Fatalf("the failing turn ran in %s, want the conversation %s", failing.last().SessionKey, first)
+	}
+	s.agent = ag
+	if got := w.send(t, s, "two"); got != "seen: one | two" {
+		t.Fatalf("retry answered %q", got)
+	}
+	if k, seeded := ag.lastTurn(); k == first || !seeded {
+		t.Fatalf("retry ran in %s (seeded %v), want a new seeded session", k, seeded)
+	}
+}
