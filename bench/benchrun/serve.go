@@ -245,7 +245,7 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 		return fmt.Errorf("serve throughput: %w", firstErr)
 	}
 	rate := float64(total) / time.Since(start).Seconds()
-	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn with two durable session saves"})
+	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn of a new session, saved durably"})
 	stop()
 	return measureServeConcurrent(rep, bin, cfg, upstream, replay)
 }

@@ -3,12 +3,15 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -186,5 +189,39 @@ func TestDerivedConversationSeedsTheSession(t *testing.T) {
 	names, err := filepath.Glob(filepath.Join(home, "sessions", "api_chat=*.jsonl"))
 	if err != nil || len(names) != 1 {
 		t.Fatalf("derived sessions %v (%v), want one", names, err)
+	}
+}
+
+// TestDistinctConversationsRunInParallel sends eight first messages of
+// different chats at once to a model that takes half a second to answer:
+// through the whole serve path (apiserver, agent, session store, provider
+// client) they run together, so all eight are answered in about the time
+// of one, where a global lock or a single worker would take four seconds.
+func TestDistinctConversationsRunInParallel(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.SetFallback(func(providertest.Request) providertest.Reply {
+		return providertest.Reply{Content: "answered", Delay: 500 * time.Millisecond}
+	})
+	base, stop := startServer(t, srv)
+	defer stop()
+	const n = 8
+	start := time.Now()
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Go(func() {
+			codes[i], _ = post(t, base+"/v1/chat/completions", fmt.Sprintf(`{"model":"joshbot","stream":true,"messages":[{"role":"user","content":"chat %d"}]}`, i))
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	http.DefaultClient.CloseIdleConnections()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Fatalf("chat %d: status %d", i, c)
+		}
+	}
+	if took > 2*time.Second {
+		t.Fatalf("%d distinct conversations took %s with a model answering in 0.5 s: they queued", n, took)
 	}
 }
