@@ -119,10 +119,12 @@ const MaxLineBytes = 16 << 20
 // Store keeps sessions as JSONL files, one file per session key and one
 // Message per line, in a single directory.
 //
-// All methods are safe for concurrent use by multiple goroutines. Writes are
-// atomic (write to a temporary file, then rename), so a reader never sees a
-// partially written session, even across processes. Load, Save and Append
-// also take an advisory lock shared with other processes (on Unix), so two
+// All methods are safe for concurrent use by multiple goroutines. A write
+// either replaces the file (a temporary file, then a rename) or, when it
+// only adds messages, appends to it, both under an advisory lock that Load
+// takes too, so a reader never sees a partially written session, even
+// across processes. Load, Save and Append
+// take that lock, shared with other processes (on Unix), so two
 // processes appending to one session both keep their messages. A caller
 // that holds a session across a whole turn and then saves it holds the turn
 // lock (see Lock), which is shared across processes too.
@@ -311,7 +313,10 @@ func (s *Store) Load(key string) (*Session, error) {
 // (mode 0600) in the same directory, which is flushed to stable storage and
 // then renamed over the old file, and the directory is synced so the rename
 // itself survives a crash. On failure the old file is left untouched and the
-// temporary file is removed.
+// temporary file is removed. When the file is exactly what this Store last
+// wrote or read and sess only adds messages to it, they are appended and
+// the file synced instead (see the package documentation for what a crash
+// leaves); a failed append is cut off again.
 //
 // On success Save sets sess.Updated to the current time and, if it was zero,
 // sess.Created to the first message's time (or the current time). Save fails
