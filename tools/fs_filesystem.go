@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -32,17 +33,54 @@ func RegisterFilesystemTool(reg *Registry) error {
 		return errors.New("tools: register filesystem tool: nil registry")
 	}
 	var ops []string
+	var schemas []json.RawMessage
+	for _, op := range fileOperations {
+		if t, ok := reg.Get(op); ok {
+			ops = append(ops, op)
+			schemas = append(schemas, t.Parameters())
+		}
+	}
+	if len(ops) == 0 {
+		return errors.New("tools: register filesystem tool: none of the file tools is registered; call RegisterFilesystem first")
+	}
+	// The builtin file tools' merged schema is generated at development
+	// time (schemas_gen.go), keyed by what it is merged from.
+	var params json.RawMessage
+	if g, ok := generatedSchema(filesystemKey(ops, schemas)); ok {
+		params = json.RawMessage(g)
+	} else {
+		var err error
+		if params, err = filesystemSchema(ops, schemas); err != nil {
+			return err
+		}
+	}
+	return reg.Register(&filesystemTool{reg: reg, ops: ops, params: params})
+}
+
+// filesystemKey names, for generatedSchema, the filesystem schema merged
+// from these operations' schemas: a hash of them, so a file tool whose
+// schema differs from the builtin's (or is missing) never gets the
+// recorded merge.
+func filesystemKey(ops []string, schemas []json.RawMessage) string {
+	h := fnv.New64a()
+	for i, op := range ops {
+		h.Write([]byte(op))
+		h.Write([]byte{0})
+		h.Write(schemas[i])
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("filesystem %016x", h.Sum64())
+}
+
+// filesystemSchema merges the operations' schemas into the filesystem
+// tool's: the operation argument, and every operation's arguments.
+func filesystemSchema(ops []string, schemas []json.RawMessage) (json.RawMessage, error) {
 	props := map[string]*jsonschema.Schema{}
 	users := map[string][]string{}
-	for _, op := range fileOperations {
-		t, ok := reg.Get(op)
-		if !ok {
-			continue
-		}
-		ops = append(ops, op)
+	for i, op := range ops {
 		var s jsonschema.Schema
-		if err := json.Unmarshal(t.Parameters(), &s); err != nil {
-			return fmt.Errorf("tools: register filesystem tool: schema of %s: %w", op, err)
+		if err := json.Unmarshal(schemas[i], &s); err != nil {
+			return nil, fmt.Errorf("tools: register filesystem tool: schema of %s: %w", op, err)
 		}
 		for name, p := range s.Properties {
 			users[name] = append(users[name], op)
@@ -53,10 +91,7 @@ func RegisterFilesystemTool(reg *Registry) error {
 			}
 		}
 	}
-	if len(ops) == 0 {
-		return errors.New("tools: register filesystem tool: none of the file tools is registered; call RegisterFilesystem first")
-	}
-	params := schemaFor[filesystemArgs](func(s *jsonschema.Schema) {
+	return schemaFor[filesystemArgs](func(s *jsonschema.Schema) {
 		for name, p := range props {
 			if name == "operation" {
 				continue
@@ -76,8 +111,7 @@ func RegisterFilesystemTool(reg *Registry) error {
 		for _, op := range ops {
 			s.Properties["operation"].Enum = append(s.Properties["operation"].Enum, op)
 		}
-	})
-	return reg.Register(&filesystemTool{reg: reg, ops: ops, params: params})
+	}), nil
 }
 
 type filesystemArgs struct {

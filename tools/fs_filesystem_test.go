@@ -114,3 +114,20 @@ func TestFilesystemToolFollowsTheRegistry(t *testing.T) {
 		t.Fatal("filesystem registered with no file tools to run")
 	}
 }
+
+// The filesystem tool's schema recorded in schemas_gen.go is used only for
+// the builtin file tools' schemas: a read_file with another schema gets
+// its own arguments merged, as without the record.
+func TestFilesystemToolSchemaFollowsTheFileTools(t *testing.T) {
+	reg := NewRegistry()
+	if err := reg.Register(&fakeTool{name: "read_file", params: `{"type":"object","properties":{"page":{"type":"integer","description":"Page to read."}}}`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterFilesystemTool(reg); err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := reg.Get("filesystem")
+	if s := string(tool.Parameters()); !strings.Contains(s, `"page"`) || strings.Contains(s, `"offset"`) {
+		t.Fatalf("schema is not the one merged from the registered read_file: %s", s)
+	}
+}

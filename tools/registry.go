@@ -55,14 +55,14 @@ type Registry struct {
 	removed map[string]string
 	// defs caches Definitions; nil after any registration or removal.
 	defs []Definition
-	// checks validate each tool's arguments against its schema; a tool
-	// whose schema does not resolve has none.
-	checks map[string]*argChecker
+	// checks build, on a tool's first call, the checker of its arguments
+	// against its schema; one whose schema does not resolve returns nil.
+	checks map[string]func() *argChecker
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: make(map[string]Tool), checks: make(map[string]*argChecker)}
+	return &Registry{tools: make(map[string]Tool), checks: make(map[string]func() *argChecker)}
 }
 
 // Register adds t. It refuses a nil tool, an invalid name, a parameter
@@ -81,7 +81,11 @@ func (r *Registry) Register(t Tool) error {
 	if len(p) == 0 || p[0] != '{' || !json.Valid(p) {
 		return fmt.Errorf("tools: register %q: parameters must be a JSON object schema", name)
 	}
-	check := newArgChecker(p)
+	// The checker is built on the tool's first call: resolving a schema
+	// costs more than most turns' tool calls, and a turn calls few of the
+	// tools it offers.
+	p = bytes.Clone(p)
+	check := sync.OnceValue(func() *argChecker { return newArgChecker(p) })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.tools[name]; ok {
@@ -221,8 +225,8 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if trimmed[0] != '{' || !json.Valid(trimmed) {
 		return "", fmt.Errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
 	}
-	if check != nil {
-		if err := check.check(name, trimmed); err != nil {
+	if c := check(); c != nil {
+		if err := c.check(name, trimmed); err != nil {
 			return "", err
 		}
 	}

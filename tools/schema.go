@@ -75,11 +75,25 @@ type lazySchema[T any] struct {
 	edit func(*jsonschema.Schema)
 }
 
-// get returns the schema.
+// get returns the schema: the bytes generated into schemas_gen.go when
+// T's are there (generating them costs a turn more than most of its
+// work), else schemaFor's. TestGeneratedSchemas keeps the two identical.
 func (l *lazySchema[T]) get() json.RawMessage {
-	l.once.Do(func() { l.b = schemaFor[T](l.edit) })
+	l.once.Do(func() {
+		if g, ok := generatedSchema(l.key()); ok {
+			l.b = json.RawMessage(g)
+			return
+		}
+		l.b = l.fresh()
+	})
 	return l.b
 }
+
+// key names T for generatedSchema: its package-qualified type name.
+func (l *lazySchema[T]) key() string { return reflect.TypeFor[T]().String() }
+
+// fresh generates the schema with schemaFor.
+func (l *lazySchema[T]) fresh() json.RawMessage { return schemaFor[T](l.edit) }
 
 // dropNull turns jsonschema-go's ["null", T] (for pointers and slices)
 // into T, here and in array items.

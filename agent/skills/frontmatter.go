@@ -1,13 +1,9 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // frontmatter is what a SKILL.md declares about itself, in the public Agent
@@ -24,16 +20,12 @@ type frontmatter struct {
 	Metadata map[string]string
 }
 
-// reYAMLLine finds the line numbers in go.yaml.in/yaml's messages. It is
-// compiled on first use: start-up does no work for it.
-var reYAMLLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
-
 // parseFrontmatter splits a SKILL.md into its frontmatter and body.
 //
-// The frontmatter is parsed as real YAML (go.yaml.in/yaml/v3) because
-// skills written for other agents use what the Agent Skills format allows:
-// lists (allowed-tools), maps (metadata) and folded or literal strings
-// (description: >). Unknown keys are ignored, as that format asks; the
+// The frontmatter is parsed as the YAML skills written for other agents
+// use, which the Agent Skills format allows: lists (allowed-tools), maps
+// (metadata) and folded or literal strings (description: >); see
+// parseYAML for what it reads. Unknown keys are ignored, as that format asks; the
 // known ones must have the right shape, and any problem is reported with
 // its line in the file (line 1 is the opening ---).
 func parseFrontmatter(text string) (frontmatter, string, error) {
@@ -56,42 +48,40 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 	block := strings.Join(lines[1:closing], "\n")
 	body := strings.Join(lines[closing+1:], "\n")
 
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
-		// Shift yaml's line numbers (counted from the block) to the file's.
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = reYAMLLine().ReplaceAllStringFunc(msg, func(m string) string {
-			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
-			return "line " + strconv.Itoa(n+1)
-		})
-		return fm, "", fmt.Errorf("frontmatter is not valid YAML: %s", msg)
+	root, err := parseYAML(block)
+	if err != nil {
+		// Shift the line (counted from the block) to the file's.
+		var ye *yamlError
+		if errors.As(err, &ye) {
+			return fm, "", fmt.Errorf("frontmatter is not valid YAML: line %d: %s", ye.line+1, ye.msg)
+		}
+		return fm, "", fmt.Errorf("frontmatter is not valid YAML: %w", err)
 	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return fm, body, nil // empty block: the caller reports what is missing
 	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return fm, "", fmt.Errorf("frontmatter line %d: want key: value lines, got a %s", root.Line+1, kindName(root))
+	if root.kind != mappingNode {
+		return fm, "", fmt.Errorf("frontmatter line %d: want key: value lines, got a %s", root.line+1, kindName(root))
 	}
 	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		line := k.Line + 1
-		if first, dup := seen[k.Value]; dup {
-			return fm, "", fmt.Errorf("frontmatter line %d: %s is given twice (first on line %d)", line, k.Value, first)
+	for i := 0; i+1 < len(root.content); i += 2 {
+		k, v := root.content[i], root.content[i+1]
+		line := k.line + 1
+		if first, dup := seen[k.value]; dup {
+			return fm, "", fmt.Errorf("frontmatter line %d: %s is given twice (first on line %d)", line, k.value, first)
 		}
-		seen[k.Value] = line
+		seen[k.value] = line
 		var err error
-		switch k.Value {
+		switch k.value {
 		case "name":
-			fm.Name, err = text1(k.Value, v)
+			fm.Name, err = text1(k.value, v)
 		case "description":
-			fm.Description, err = text1(k.Value, v)
+			fm.Description, err = text1(k.value, v)
 			fm.Description = strings.TrimSpace(fm.Description)
 		case "license":
-			fm.License, err = text1(k.Value, v)
+			fm.License, err = text1(k.value, v)
 		case "compatibility":
-			fm.Compatibility, err = text1(k.Value, v)
+			fm.Compatibility, err = text1(k.value, v)
 		case "allowed-tools":
 			fm.AllowedTools, err = toolList(v)
 		case "metadata":
@@ -105,31 +95,28 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 }
 
 // text1 decodes a scalar field as text.
-func text1(key string, v *yaml.Node) (string, error) {
-	if v.Kind == yaml.AliasNode {
-		v = v.Alias
-	}
-	if v.Kind != yaml.ScalarNode {
+func text1(key string, v *node) (string, error) {
+	if v.kind != scalarNode {
 		return "", fmt.Errorf("%s must be text, not a %s (quote it if it holds [ { or a leading - )", key, kindName(v))
 	}
-	if v.Tag == "!!null" {
+	if v.null {
 		return "", nil
 	}
-	return v.Value, nil
+	return v.value, nil
 }
 
 // toolList decodes allowed-tools: a list of tool names, or one string of
 // names separated by spaces.
-func toolList(v *yaml.Node) ([]string, error) {
-	switch v.Kind {
-	case yaml.ScalarNode:
-		if v.Tag == "!!null" {
+func toolList(v *node) ([]string, error) {
+	switch v.kind {
+	case scalarNode:
+		if v.null {
 			return nil, nil
 		}
-		return splitTools(v.Value), nil
-	case yaml.SequenceNode:
-		out := make([]string, 0, len(v.Content))
-		for _, item := range v.Content {
+		return splitTools(v.value), nil
+	case sequenceNode:
+		out := make([]string, 0, len(v.content))
+		for _, item := range v.content {
 			s, err := text1("each allowed-tools entry", item)
 			if err != nil {
 				return nil, err
@@ -170,32 +157,30 @@ func splitTools(s string) []string {
 }
 
 // textMap decodes metadata: a map of keys to text values.
-func textMap(v *yaml.Node) (map[string]string, error) {
-	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+func textMap(v *node) (map[string]string, error) {
+	if v.kind == scalarNode && v.null {
 		return nil, nil
 	}
-	if v.Kind != yaml.MappingNode {
+	if v.kind != mappingNode {
 		return nil, fmt.Errorf("metadata must be a map of key: value pairs, not a %s", kindName(v))
 	}
-	out := make(map[string]string, len(v.Content)/2)
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		s, err := text1("metadata."+v.Content[i].Value, v.Content[i+1])
+	out := make(map[string]string, len(v.content)/2)
+	for i := 0; i+1 < len(v.content); i += 2 {
+		s, err := text1("metadata."+v.content[i].value, v.content[i+1])
 		if err != nil {
 			return nil, err
 		}
-		out[v.Content[i].Value] = s
+		out[v.content[i].value] = s
 	}
 	return out, nil
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
+func kindName(n *node) string {
+	switch n.kind {
+	case sequenceNode:
 		return "list"
-	case yaml.MappingNode:
+	case mappingNode:
 		return "map"
-	case yaml.ScalarNode:
-		return "single value"
 	}
-	return "YAML node"
+	return "single value"
 }

@@ -14,16 +14,19 @@ import (
 //
 // A perTurn benchmark contributes only its own per-turn metrics: its time
 // and allocations are those of a whole scripted conversation, which say
-// nothing the per-turn figures do not.
+// nothing the per-turn figures do not. A label goes before the note of
+// each of the benchmark's figures.
 var goBenches = []struct {
 	dir, pattern string
 	perTurn      bool
+	label        string
 }{
-	{"agent", "BenchmarkTurnOneToolCall$", false},
-	{"agent", "BenchmarkConversationTokens$", true},
-	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)", false},
-	{"tools", "Benchmark(MemorySearch|SessionSearch)", false},
-	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$", false},
+	{"agent", "BenchmarkTurnOneToolCall$", false, ""},
+	{"agent", "BenchmarkConversationTokens$", true, "tokens per turn of a scripted 30-turn conversation, learning off, batched and every turn"},
+	{"sandbox", "BenchmarkConfinedTrue$", false, "shell-call cost: /bin/true run confined (Landlock helper), from Command to Wait"},
+	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)", false, ""},
+	{"tools", "Benchmark(MemorySearch|SessionSearch)", false, ""},
+	{"providers", "Benchmark(SSEDecode|MarshalConversation50)$", false, ""},
 }
 
 func runGoBenchmarks(root string) ([]Figure, error) {
@@ -35,7 +38,12 @@ func runGoBenchmarks(root string) ([]Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("go test -bench in %s: %v\n%s", gb.dir, err, out)
 		}
-		figs = append(figs, goFigures(gb.dir, string(out), gb.perTurn)...)
+		for _, f := range goFigures(gb.dir, string(out), gb.perTurn) {
+			if gb.label != "" {
+				f.Note = gb.label + "; " + f.Note
+			}
+			figs = append(figs, f)
+		}
 	}
 	return figs, nil
 }

@@ -2,10 +2,17 @@
 // bench/report.md, bench/report.json and bench/report.svg.
 //
 // It builds the release binary (static, stripped), starts fakellm, and runs
-// each scenario -n times as a fresh process, taking wall time from its own
-// timer and peak RSS from the kernel's rusage of the child. It then runs
-// the go test benchmarks named in goBenches and folds their figures in.
-// Every figure is reported as median and min–max, next to its target.
+// each process scenario -n times as a fresh process, in interleaved rounds
+// (one run of every scenario per round), taking wall time from its own
+// timer and peak RSS and minor page faults from the kernel's rusage of the
+// child. Wall times are judged as the median of per-round ratios to a
+// reference scenario of the same rounds (the libraries' floor for
+// `version`, `version` for a turn), page faults as a count over the
+// libraries' floor; memory and size against absolute targets. It reads
+// the package initialisers of `joshbot version` from GODEBUG=inittrace=1,
+// then runs the go test benchmarks named in goBenches and folds their
+// figures in. Every figure is reported as median and min–max, next to its
+// target.
 package main
 
 import (
@@ -95,7 +102,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if err != nil {
 		return err
 	}
-	rep.add(Figure{Name: "binary size", Unit: "MiB", Target: 15, Samples: []float64{float64(fi.Size()) / (1 << 20)}})
+	rep.add(Figure{Name: "binary size", Unit: "MiB", Target: binaryTarget, Samples: []float64{float64(fi.Size()) / (1 << 20)}, Note: "release build: static, -trimpath, -s -w"})
 
 	textURL, stopText, err := startFake(fake)
 	if err != nil {
@@ -107,6 +114,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 		return err
 	}
 	defer stopTool()
+	// The sandbox is on by default, so this call runs /bin/true confined:
+	// the turn pays for the shell call as a user's would.
+	shellURL, stopShell, err := startFake(fake, "-tool", "shell", "-args", `{"command":"true"}`)
+	if err != nil {
+		return err
+	}
+	defer stopShell()
 	textCfg, err := onboard(bin, filepath.Join(tmp, "text"), textURL)
 	if err != nil {
 		return err
@@ -115,22 +129,40 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if err != nil {
 		return err
 	}
+	shellCfg, err := onboard(bin, filepath.Join(tmp, "shell"), shellURL)
+	if err != nil {
+		return err
+	}
 
+	// A scenario's wall time and page faults are judged against a
+	// reference scenario run in the same rounds (wallRef, faultRef);
+	// its peak RSS against an absolute target.
 	type scenario struct {
 		name       string
 		bin        string // empty: joshbot
-		wallTarget float64
+		wallRef    string
+		wallRatio  float64
+		faultRef   string
+		faultsOver float64
 		rssTarget  float64
 		args       func(i int) []string
 	}
 	scenarios := []scenario{
-		{"joshbot version", "", 10, 12, func(int) []string { return []string{"version"} }},
-		{"one-shot turn", "", 25, 16, func(i int) []string {
-			return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
-		}},
-		{"one-tool-call turn", "", 40, 0, func(i int) []string {
-			return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
-		}},
+		{name: "joshbot version", wallRef: floorDepsName + " wall", wallRatio: versionWallRatio,
+			faultRef: floorDepsName + " page faults", faultsOver: versionFaultsOver, rssTarget: versionRSSTarget,
+			args: func(int) []string { return []string{"version"} }},
+		{name: "one-shot turn", wallRef: "joshbot version wall", wallRatio: turnWallRatio, rssTarget: turnRSSTarget,
+			args: func(i int) []string {
+				return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
+			}},
+		{name: "one-tool-call turn (list_dir)", wallRef: "joshbot version wall", rssTarget: turnRSSTarget,
+			args: func(i int) []string {
+				return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
+			}},
+		{name: "one-shell-call turn", wallRef: "joshbot version wall", wallRatio: shellTurnWallRatio, rssTarget: turnRSSTarget,
+			args: func(i int) []string {
+				return []string{"--config", shellCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "run true"}
+			}},
 	}
 	if parts["process"] {
 		// The floor: an empty static Go program, run the same way.
@@ -153,8 +185,9 @@ func run(root, out string, n int, parts map[string]bool) error {
 		}
 		scenarios = append([]scenario{
 			{name: "floor: empty Go program", bin: floor, args: func(int) []string { return nil }},
-			{name: "floor: empty Go program linking the fixed libraries", bin: floorDeps, args: func(int) []string { return nil }},
-			{name: "floor: joshbot exiting before main", bin: initOnly, args: func(int) []string { return []string{"version"} }},
+			{name: floorDepsName, bin: floorDeps, wallRef: "floor: empty Go program wall", args: func(int) []string { return nil }},
+			{name: "floor: joshbot exiting before main", bin: initOnly, wallRef: floorDepsName + " wall",
+				faultRef: floorDepsName + " page faults", args: func(int) []string { return []string{"version"} }},
 		}, scenarios...)
 	}
 	if parts["process"] {
@@ -185,15 +218,26 @@ func run(root, out string, n int, parts map[string]bool) error {
 		}
 		for j, sc := range scenarios {
 			g := got[j]
-			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Target: sc.wallTarget, Samples: g.wall})
+			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Ref: sc.wallRef, MaxRatio: sc.wallRatio, PerRound: true, Samples: g.wall})
 			if sc.bin == "" {
 				// Not for the floor: rusage's peak counts the forked child
 				// up to its exec, so a peak below the driver's own is not
 				// the program's.
 				rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: g.rss})
 			}
-			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Samples: g.faults, Note: "minor faults, from rusage: the machine-independent twin of the wall time"})
+			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Ref: sc.faultRef, MaxOver: sc.faultsOver, PerRound: true, Samples: g.faults,
+				Note: "minor faults, from rusage: the machine-independent twin of the wall time"})
 		}
+	}
+	if parts["process"] {
+		runs := min(n, 10)
+		log.Printf("measuring package initialisers of joshbot version ×%d (GODEBUG=inittrace=1)", runs)
+		traces, err := measureInits(bin, []string{"version"}, runs)
+		if err != nil {
+			return err
+		}
+		rep.Inits = foldInits("joshbot version", traces)
+		rep.add(ownFigure(traces, rep.Inits))
 	}
 	if parts["gateway"] && hasCommand(bin, "gateway") {
 		runs := max(n/5, 3)
@@ -206,7 +250,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 			}
 			rss, anon = append(rss, r), append(anon, an)
 		}
-		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: 12, Samples: rss, Note: idleNote})
+		rep.add(Figure{Name: "idle gateway RSS, no channels", Unit: "MiB", Target: idleRSSTarget, Samples: rss, Note: idleNote})
 		rep.add(Figure{Name: "idle gateway RSS, no channels: anonymous part", Unit: "MiB", Samples: anon})
 
 		tgBin := filepath.Join(tmp, "faketg")
@@ -238,7 +282,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 			}
 			rss, anon = append(rss, r), append(anon, an)
 		}
-		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: 12, Samples: rss, Note: idleNote})
+		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled", Unit: "MiB", Target: idleTelegramRSSTarget, Samples: rss, Note: idleNote})
 		rep.add(Figure{Name: "idle gateway RSS, Telegram enabled: anonymous part", Unit: "MiB", Samples: anon})
 	}
 	if parts["serve"] && hasCommand(bin, "serve") {
@@ -274,6 +318,24 @@ func run(root, out string, n int, parts map[string]bool) error {
 	}
 	return rep.write(out)
 }
+
+// floorDepsName is the scenario the libraries' floor is reported under.
+const floorDepsName = "floor: empty Go program linking the fixed libraries"
+
+// The targets of issue 24. Wall times are ratios to a reference run in
+// the same rounds, page faults a count over the libraries' floor; memory
+// and size are absolute, since they do not drift with the host's speed.
+const (
+	versionWallRatio      = 1.15 // × the libraries' floor
+	versionFaultsOver     = 120  // page faults over the libraries' floor
+	turnWallRatio         = 2.0  // one-shot turn, × version
+	shellTurnWallRatio    = 2.6  // turn with one shell call, × version
+	versionRSSTarget      = 10   // MiB
+	turnRSSTarget         = 13   // MiB
+	idleRSSTarget         = 5    // MiB, gateway without channels
+	idleTelegramRSSTarget = 7    // MiB, gateway with Telegram
+	binaryTarget          = 14   // MiB
+)
 
 func goBuild(root, out, pkg, ldflags string) error {
 	return goBuildTags(root, out, pkg, ldflags, "")

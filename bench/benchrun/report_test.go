@@ -73,7 +73,7 @@ func TestReportMarksTargetsAndDrawsEveryRow(t *testing.T) {
 		t.Fatalf("met flags wrong: %+v", r.Figures)
 	}
 	md := r.markdown()
-	for _, want := range []string{"| fast | 5.00 ms | 4.00–6.00 | ≤ 10.00 ms | ✅ |", "| slow <thing> | 30.00 ms", "❌", "idle gateway RSS: not built"} {
+	for _, want := range []string{"| fast | 5.00 ms | 4.00–6.00 | — | ≤ 10.00 ms | ✅ |", "| slow <thing> | 30.00 ms", "❌", "idle gateway RSS: not built"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

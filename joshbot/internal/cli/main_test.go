@@ -525,6 +525,11 @@ func TestRootBuildsOnlyTheNamedCommand(t *testing.T) {
 		if tc.want == "" && len(names) != all || tc.want != "" && (len(names) != 1 || names[0] != tc.want) {
 			t.Errorf("%q built %v, want %q (\"\" for all %d)", tc.args, names, tc.want, all)
 		}
+		// A named command needs no completion command either: cobra
+		// builds it (four subcommands, their help) on every run otherwise.
+		if off := root.CompletionOptions.DisableDefaultCmd; off != (tc.want != "") {
+			t.Errorf("%q: completion command disabled = %v, want %v", tc.args, off, tc.want != "")
+		}
 	}
 }
 

@@ -179,6 +179,10 @@ func (a *app) rootCommandFor(args []string) *cobra.Command {
 	for _, c := range all {
 		if c.name == name {
 			root.AddCommand(c.build())
+			// Nor the completion command, which cobra would otherwise
+			// build on every run; "completion" is no top-level command
+			// here, so asking for it builds the whole tree.
+			root.CompletionOptions.DisableDefaultCmd = true
 			return root
 		}
 	}

@@ -109,32 +109,39 @@ func redactAssignmentsAndURLs(s string) string {
 // vendorKey is one vendor's key shape and a literal every such key
 // contains. Each shape is its own expression, run only when its literal is
 // present: one alternation of them all defeats the regexp package's
-// literal-prefix scan and made every log line slow.
+// literal-prefix scan and made every log line slow. Each is compiled the
+// first time its literal appears, so text that holds none (most output)
+// compiles none; the table is static data, so start-up does no work.
 type vendorKey struct {
 	trigger string
+	expr    string
+	once    sync.Once
 	re      *regexp.Regexp
 }
 
-// vendorKeys is compiled on first use, so start-up does no work for it.
-var vendorKeys = sync.OnceValue(func() []vendorKey {
-	return []vendorKey{
-		{"sk-", regexp.MustCompile(`sk-(?:ant-|or-v1-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`)}, // Anthropic, OpenRouter, OpenAI and compatibles
-		{"gsk_", regexp.MustCompile(`gsk_[A-Za-z0-9]{20,}`)},                                        // Groq
-		{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`)},                                     // GitHub tokens
-		{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                         // GitHub fine-grained tokens
-		{"xox", regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`)},                               // Slack tokens
-		{"xapp-", regexp.MustCompile(`xapp-[0-9]-[A-Za-z0-9\-]{10,}`)},                              // Slack app tokens
-		{"A", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},                        // AWS access key ids
-		{":AA", regexp.MustCompile(`[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`)},                            // Telegram bot tokens
-		{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_\-]{20,}`)},                                 // NVIDIA
-		{"exa_", regexp.MustCompile(`exa_[A-Za-z0-9]{20,}`)},                                        // Exa
-	}
-})
+// compiled returns the key's expression, compiling it on first use.
+func (k *vendorKey) compiled() *regexp.Regexp {
+	k.once.Do(func() { k.re = regexp.MustCompile(k.expr) })
+	return k.re
+}
+
+var vendorKeys = [...]vendorKey{
+	{trigger: "sk-", expr: `sk-(?:ant-|or-v1-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`}, // Anthropic, OpenRouter, OpenAI and compatibles
+	{trigger: "gsk_", expr: `gsk_[A-Za-z0-9]{20,}`},                                        // Groq
+	{trigger: "_", expr: `gh[pousr]_[A-Za-z0-9]{20,}`},                                     // GitHub tokens
+	{trigger: "github_pat_", expr: `github_pat_[A-Za-z0-9_]{20,}`},                         // GitHub fine-grained tokens
+	{trigger: "xox", expr: `xox[abposr]-[A-Za-z0-9\-]{10,}`},                               // Slack tokens
+	{trigger: "xapp-", expr: `xapp-[0-9]-[A-Za-z0-9\-]{10,}`},                              // Slack app tokens
+	{trigger: "A", expr: `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`},                        // AWS access key ids
+	{trigger: ":AA", expr: `[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}`},                            // Telegram bot tokens
+	{trigger: "nvapi-", expr: `nvapi-[A-Za-z0-9_\-]{20,}`},                                 // NVIDIA
+	{trigger: "exa_", expr: `exa_[A-Za-z0-9]{20,}`},                                        // Exa
+}
 
 func redactVendorKeys(s string) string {
-	for _, k := range vendorKeys() {
-		if strings.Contains(s, k.trigger) {
-			s = k.re.ReplaceAllLiteralString(s, Marker)
+	for i := range vendorKeys {
+		if k := &vendorKeys[i]; strings.Contains(s, k.trigger) {
+			s = k.compiled().ReplaceAllLiteralString(s, Marker)
 		}
 	}
 	return s
