@@ -265,7 +265,7 @@ const (
 // conversation), with learning off, and the same number of concurrent
 // requests straight to the upstream, in alternating phases of the same
 // rounds. It reports serve's p50 time to first byte against the
-// upstream's direct p50, the direct throughput against serve's, and the
+// upstream's direct p50, serve's throughput as a share of the direct, and the
 // CPU serve spent per turn (utime+stime of the process over its phases).
 func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) error {
 	// A config beside the other (same home, same sessions), with learning
@@ -289,7 +289,7 @@ func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) erro
 	}
 	defer stop()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concChats}}
-	var ratioTTFB, ratioRate, cpuPerTurn []float64
+	var ratioTTFB, sharePct, cpuPerTurn []float64
 	var jbP50, upP50, jbRate, upRate []float64
 	for r := 0; r < concRounds; r++ {
 		up, upSecs, err := concurrently(func(chat, turn int) (time.Duration, error) {
@@ -323,15 +323,15 @@ func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) erro
 		jr, ur := turns/jbSecs, turns/upSecs
 		jbP50, upP50, jbRate, upRate = append(jbP50, j50), append(upP50, u50), append(jbRate, jr), append(upRate, ur)
 		ratioTTFB = append(ratioTTFB, j50/u50)
-		ratioRate = append(ratioRate, ur/jr)
+		sharePct = append(sharePct, 100*jr/ur)
 		cpuPerTurn = append(cpuPerTurn, (cpu1-cpu0).Seconds()*1000/turns)
 	}
 	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
 	what := fmt.Sprintf("%d rounds of %d chats × %d turns at once, no user field, whole history resent, learning off", concRounds, concChats, concTurns)
 	rep.add(Figure{Name: "concurrent API TTFB p50 ÷ upstream direct p50", Unit: "×", Target: 3, Samples: ratioTTFB,
 		Note: fmt.Sprintf("%s; median serve %.2f ms, upstream direct %.2f ms", what, med(jbP50), med(upP50))})
-	rep.add(Figure{Name: "concurrent API: direct throughput ÷ serve throughput", Unit: "×", Target: 4, Samples: ratioRate,
-		Note: fmt.Sprintf("≤ 4 is serve ≥ 25%% of direct; median serve %.0f turns/s, upstream direct %.0f requests/s", med(jbRate), med(upRate))})
+	rep.add(Figure{Name: "concurrent API throughput, % of the upstream direct", Unit: "%", AtLeast: 25, Samples: sharePct,
+		Note: fmt.Sprintf("same rounds; median serve %.0f turns/s, upstream direct %.0f requests/s", med(jbRate), med(upRate))})
 	rep.add(Figure{Name: "concurrent API CPU per turn", Unit: "ms", Target: 1.5, Samples: cpuPerTurn,
 		Note: "utime+stime of the serve process over each round's serve phase ÷ its turns, learning off"})
 	return nil
