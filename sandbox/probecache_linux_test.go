@@ -156,6 +156,9 @@ func staleProbeChild(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
+	if c.Key == probeKey("") {
+		t.Fatal("the key did not change with this process's seccomp state")
+	}
 	c.Key = probeKey("")
 	if err := writeProbeCache(cache, c); err != nil {
 		t.Fatal(err)
