@@ -224,3 +224,28 @@ func denyUserNamespaces(t *testing.T) {
 	}
 	runtime.KeepAlive(prog)
 }
+
+// TestGoBuildIDPastTheFirstPages: goBuildID reads 8 KiB first, but an ID
+// the go command would find further in (up to 32 KiB) is still found.
+func TestGoBuildIDPastTheFirstPages(t *testing.T) {
+	for _, at := range []int{100, 8<<10 - 20, 20 << 10} {
+		b := make([]byte, 24<<10)
+		copy(b, "\x7fELF\x02\x01")
+		id := "abc/def"
+		note := append([]byte{4, 0, 0, 0, byte(len(id)), 0, 0, 0, 4, 0, 0, 0}, "Go\x00\x00"+id...)
+		copy(b[at:], note)
+		p := filepath.Join(t.TempDir(), "exe")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := goBuildID(f)
+		f.Close()
+		if err != nil || got != id {
+			t.Fatalf("note at %d: got %q, %v; want %q", at, got, err, id)
+		}
+	}
+}
