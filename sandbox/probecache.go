@@ -3,18 +3,86 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 )
 
 // cachedProbe is the content of an [Options.ProbeCache] file.
 type cachedProbe struct {
 	// Key hashes everything that can change the probe's answer without
 	// a new build of this program (see probeKey).
-	Key    string `json:"key"`
-	Report Report `json:"report"`
+	Key    string
+	Report Report
+}
+
+// probeCacheMagic is the first line of a probe cache file. The file is
+// lines of a name, a space and a value, read without encoding/json: its
+// reflection cost a start more page faults than the rest of the read.
+const probeCacheMagic = "joshbot-sandbox-probe 1"
+
+// encode returns the file's content, or false when a value holds a
+// newline and cannot be kept.
+func (c cachedProbe) encode() ([]byte, bool) {
+	r := &c.Report
+	lines := []string{probeCacheMagic, "key " + c.Key, "platform " + r.Platform, "mechanism " + r.Mechanism,
+		"landlock_abi " + strconv.Itoa(r.LandlockABI), "available " + strconv.FormatBool(r.Available),
+		"can_deny_network " + strconv.FormatBool(r.CanDenyNetwork), "reason " + r.Reason}
+	for _, l := range []Layer{r.Namespaces, r.IDMappedMounts, r.Seccomp, r.Landlock} {
+		lines = append(lines, "layer "+strconv.FormatBool(l.Available)+" "+l.Detail)
+	}
+	for _, l := range lines {
+		if strings.ContainsAny(l, "\n\r") {
+			return nil, false
+		}
+	}
+	return []byte(strings.Join(lines, "\n") + "\n"), true
+}
+
+// decodeCachedProbe parses what encode wrote; false means the file is
+// not one (torn, another version, edited).
+func decodeCachedProbe(b []byte) (cachedProbe, bool) {
+	var c cachedProbe
+	lines := strings.Split(string(b), "\n")
+	if len(lines) != 13 || lines[0] != probeCacheMagic || lines[12] != "" {
+		return c, false
+	}
+	val := func(i int, name string) (string, bool) {
+		return strings.CutPrefix(lines[i], name+" ")
+	}
+	r := &c.Report
+	var ok [12]bool
+	var abi, avail, deny string
+	c.Key, ok[0] = val(1, "key")
+	r.Platform, ok[1] = val(2, "platform")
+	r.Mechanism, ok[2] = val(3, "mechanism")
+	abi, ok[3] = val(4, "landlock_abi")
+	avail, ok[4] = val(5, "available")
+	deny, ok[5] = val(6, "can_deny_network")
+	r.Reason, ok[6] = val(7, "reason")
+	layers := []*Layer{&r.Namespaces, &r.IDMappedMounts, &r.Seccomp, &r.Landlock}
+	for i, l := range layers {
+		v, found := val(8+i, "layer")
+		a, detail, _ := strings.Cut(v, " ")
+		var err error
+		l.Available, err = strconv.ParseBool(a)
+		l.Detail = detail
+		ok[7+i] = found && err == nil
+	}
+	ok[11] = true
+	var err1, err2, err3 error
+	r.LandlockABI, err1 = strconv.Atoi(abi)
+	r.Available, err2 = strconv.ParseBool(avail)
+	r.CanDenyNetwork, err3 = strconv.ParseBool(deny)
+	for _, o := range ok {
+		if !o {
+			return c, false
+		}
+	}
+	return c, err1 == nil && err2 == nil && err3 == nil
 }
 
 // probeFor returns what [Probe] finds on this system, from the cache file
@@ -37,8 +105,7 @@ func probeFor(path, helperID string) Report {
 		return probe()
 	}
 	if b, err := os.ReadFile(path); err == nil {
-		var c cachedProbe
-		if json.Unmarshal(b, &c) == nil && c.Key == key && c.Report.Available && c.Report.Platform == runtime.GOOS {
+		if c, ok := decodeCachedProbe(b); ok && c.Key == key && c.Report.Available && c.Report.Platform == runtime.GOOS {
 			return c.Report
 		}
 	}
@@ -55,9 +122,9 @@ func probeFor(path, helperID string) Report {
 // old file or the whole new one. It is not synced: a file lost or torn by
 // a crash is only a cache miss.
 func writeProbeCache(path string, c cachedProbe) error {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
+	b, ok := c.encode()
+	if !ok {
+		return errors.New("sandbox: the probe report holds a line break")
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -4,12 +4,13 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -73,13 +74,13 @@ func TestProbeCacheKeepsAWorkingReport(t *testing.T) {
 	}
 	// A key that does not match, and a torn file, are misses.
 	b, _ := os.ReadFile(cache)
-	var c cachedProbe
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
+	c, read := decodeCachedProbe(b)
+	if !read || c.Report != rep {
+		t.Fatalf("the kept file %q does not read back", b)
 	}
 	c.Key = "another boot"
-	b, _ = json.Marshal(c)
-	for _, content := range [][]byte{b, []byte(`{"key":`)} {
+	b, _ = c.encode()
+	for _, content := range [][]byte{b, b[:len(b)/2], []byte("")} {
 		if err := os.WriteFile(cache, content, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -152,9 +153,9 @@ func staleProbeChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c cachedProbe
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
+	c, ok := decodeCachedProbe(b)
+	if !ok {
+		t.Fatalf("the kept file %q does not read back", b)
 	}
 	if c.Key == probeKey("") {
 		t.Fatal("the key did not change with this process's seccomp state")
@@ -246,6 +247,36 @@ func TestGoBuildIDPastTheFirstPages(t *testing.T) {
 		f.Close()
 		if err != nil || got != id {
 			t.Fatalf("note at %d: got %q, %v; want %q", at, got, err, id)
+		}
+	}
+}
+
+// TestProbeCacheFileRoundTrips: a report is read back as written, every
+// field; a report with a line break in a value is not kept; a file with
+// a field missing or altered in form is not read.
+func TestProbeCacheFileRoundTrips(t *testing.T) {
+	c := cachedProbe{Key: "k", Report: Report{Platform: "linux", Mechanism: linuxMechanism, LandlockABI: 7, Available: true, CanDenyNetwork: true,
+		Namespaces: Layer{true, "user, mount namespaces"}, IDMappedMounts: Layer{true, "commands run as host uid 2147418112"},
+		Seccomp: Layer{true, "filter for amd64"}, Landlock: Layer{false, "ABI 7 but"}}}
+	b, ok := c.encode()
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	got, ok := decodeCachedProbe(b)
+	if !ok || got != c {
+		t.Fatalf("read back %+v, %v; want %+v", got, ok, c)
+	}
+	bad := c
+	bad.Report.Seccomp.Detail = "two\nlines"
+	if _, ok := bad.encode(); ok {
+		t.Fatal("a value with a line break was encoded")
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := range 12 {
+		edited := slices.Clone(lines)
+		edited[i] = "x" + edited[i]
+		if _, ok := decodeCachedProbe([]byte(strings.Join(edited, "\n"))); ok {
+			t.Fatalf("line %d altered (%q) was read", i, edited[i])
 		}
 	}
 }
