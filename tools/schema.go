@@ -33,12 +33,17 @@ import (
 // schemaFor panics on a type it cannot describe: a tool's argument type is
 // part of the program, and the golden test generates every builtin's schema.
 func schemaFor[T any](edit func(*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[T](nil)
+	return schemaOf(reflect.TypeFor[T](), edit)
+}
+
+// schemaOf is [schemaFor] for the struct type t. The work is done here,
+// once for every argument type, rather than in a copy per type parameter.
+func schemaOf(t reflect.Type, edit func(*jsonschema.Schema)) json.RawMessage {
+	s, err := jsonschema.ForType(t, nil)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("tools: schema of %s: %v", t, err))
 	}
 	s.AdditionalProperties = nil
-	t := reflect.TypeFor[T]()
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -48,7 +53,7 @@ func schemaFor[T any](edit func(*jsonschema.Schema)) json.RawMessage {
 		}
 		dropNull(p)
 		if err := applyTag(p, f.Tag.Get("schema")); err != nil {
-			panic(fmt.Sprintf("tools: schema of %T, field %s: %v", *new(T), f.Name, err))
+			panic(fmt.Sprintf("tools: schema of %s, field %s: %v", t, f.Name, err))
 		}
 	}
 	if len(s.Required) == 0 {
@@ -59,7 +64,7 @@ func schemaFor[T any](edit func(*jsonschema.Schema)) json.RawMessage {
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("tools: schema of %s: %v", t, err))
 	}
 	return b
 }
@@ -79,21 +84,23 @@ type lazySchema[T any] struct {
 // T's are there (generating them costs a turn more than most of its
 // work), else schemaFor's. TestGeneratedSchemas keeps the two identical.
 func (l *lazySchema[T]) get() json.RawMessage {
-	l.once.Do(func() {
-		if g, ok := generatedSchema(l.key()); ok {
-			l.b = json.RawMessage(g)
-			return
-		}
-		l.b = l.fresh()
-	})
+	l.once.Do(func() { l.b = loadSchema(reflect.TypeFor[T](), l.edit) })
 	return l.b
+}
+
+// loadSchema is the body of lazySchema.get, shared by every T.
+func loadSchema(t reflect.Type, edit func(*jsonschema.Schema)) json.RawMessage {
+	if g, ok := generatedSchema(t.String()); ok {
+		return json.RawMessage(g)
+	}
+	return schemaOf(t, edit)
 }
 
 // key names T for generatedSchema: its package-qualified type name.
 func (l *lazySchema[T]) key() string { return reflect.TypeFor[T]().String() }
 
 // fresh generates the schema with schemaFor.
-func (l *lazySchema[T]) fresh() json.RawMessage { return schemaFor[T](l.edit) }
+func (l *lazySchema[T]) fresh() json.RawMessage { return schemaOf(reflect.TypeFor[T](), l.edit) }
 
 // dropNull turns jsonschema-go's ["null", T] (for pointers and slices)
 // into T, here and in array items.
