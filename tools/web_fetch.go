@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"mime"
 	"net/http"
@@ -183,7 +182,7 @@ func htmlText(s string) string {
 	s = reComment().ReplaceAllString(s, " ")
 	s = reBlockTag().ReplaceAllString(s, "\n")
 	s = reTag().ReplaceAllString(s, "")
-	s = html.UnescapeString(s)
+	s = unescapeHTML(s)
 	s = reSpaces().ReplaceAllString(s, " ")
 	s = reBlankLines().ReplaceAllString(s, "\n\n")
 	return strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")

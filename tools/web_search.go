@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -115,7 +114,7 @@ func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult,
 		if q.Max > 0 && len(out) >= q.Max {
 			break
 		}
-		r := SearchResult{URL: ddgTarget(html.UnescapeString(m[1])), Title: cleanHTML(m[2])}
+		r := SearchResult{URL: ddgTarget(unescapeHTML(m[1])), Title: cleanHTML(m[2])}
 		if i < len(snippets) {
 			r.Snippet = cleanHTML(snippets[i][1])
 		}
@@ -148,7 +147,7 @@ func ddgTarget(href string) string {
 }
 
 func cleanHTML(s string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(reTag().ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(unescapeHTML(reTag().ReplaceAllString(s, ""))), " ")
 }
 
 // ExaOptions configures [NewExa].
