@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -180,16 +179,23 @@ func messageTokens(m *providers.Message) int {
 	return n / 4
 }
 
-// toolTokens estimates the size of the tool definitions in a request.
+// toolDefFrame is the JSON around one tool definition's name, description
+// and parameters in a request.
+const toolDefFrame = len(`{"type":"function","function":{"name":"","description":"","parameters":}},`)
+
+// toolTokens estimates the size of the tool definitions in a request, at
+// four bytes a token like the rest of the window's arithmetic. It adds up
+// the lengths instead of encoding the list, which every request of every
+// turn would otherwise pay for (on the path to the first token): the
+// parameters are counted as given, white space and all, so the estimate
+// is never below the encoded size but for the escaping of a description.
 func toolTokens(defs []providers.ToolDefinition) int {
-	if len(defs) == 0 {
-		return 0
+	n := 0
+	for i := range defs {
+		f := &defs[i].Function
+		n += toolDefFrame + len(f.Name) + len(f.Description) + len(f.Parameters)
 	}
-	b, err := json.Marshal(defs)
-	if err != nil {
-		return 0
-	}
-	return len(b) / 4
+	return n / 4
 }
 
 // clippedNote replaces what a request leaves out of one message.

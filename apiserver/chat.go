@@ -81,34 +81,74 @@ func validUser(u string) bool {
 	return true
 }
 
+// chatTurn is a request's turn and what is needed to record where its
+// conversation stands once the client has the answer.
+type chatTurn struct {
+	TurnRequest
+	// prior is the client's history before Text, for a derived
+	// conversation; derived is false for an explicit user.
+	prior   []TranscriptMessage
+	derived bool
+}
+
 // turnFromRequest checks req and returns the turn to run, or a message
 // saying what to fix.
-func turnFromRequest(req *chatRequest) (TurnRequest, string) {
-	user := req.User
-	if user == "" {
-		user = "default"
-	} else if !validUser(user) {
-		return TurnRequest{}, fmt.Sprintf("user must be 1 to %d letters, digits or ._@+- starting with a letter or digit", MaxUserLen)
+func (s *Server) turnFromRequest(req *chatRequest) (chatTurn, string) {
+	if req.User != "" && !validUser(req.User) {
+		return chatTurn{}, fmt.Sprintf("user must be 1 to %d letters, digits or ._@+- starting with a letter or digit", MaxUserLen)
 	}
 	if len(req.Messages) == 0 {
-		return TurnRequest{}, "messages is empty: send at least one user message"
+		return chatTurn{}, "messages is empty: send at least one user message"
 	}
-	// joshbot keeps the conversation itself, so only the newest message is
-	// the turn; earlier ones a client resends are already in the session.
-	// A system message is never forwarded: the agent's own system prompt
-	// holds its tool and safety rules.
+	// The newest message is the turn. A system message is never
+	// forwarded: the agent's own system prompt holds its tool and safety
+	// rules, and a client's would compete with them.
 	last := &req.Messages[len(req.Messages)-1]
 	if last.Role != "user" {
-		return TurnRequest{}, fmt.Sprintf("the last message has role %q; it must be the user's message", last.Role)
+		return chatTurn{}, fmt.Sprintf("the last message has role %q; it must be the user's message", last.Role)
 	}
 	text, err := last.text()
 	if err != nil {
-		return TurnRequest{}, "messages[" + fmt.Sprint(len(req.Messages)-1) + "]: " + err.Error()
+		return chatTurn{}, "messages[" + fmt.Sprint(len(req.Messages)-1) + "]: " + err.Error()
 	}
 	if strings.TrimSpace(text) == "" {
-		return TurnRequest{}, "the last user message is empty"
+		return chatTurn{}, "the last user message is empty"
 	}
-	return TurnRequest{SessionKey: "api:" + user, User: user, Text: text}, ""
+	if req.User != "" {
+		// An explicit conversation: joshbot keeps it, so the earlier
+		// messages a client resends are already in the session.
+		return chatTurn{TurnRequest: TurnRequest{SessionKey: "api:" + req.User, User: req.User, Text: text}}, ""
+	}
+	// No user: the earlier messages name the conversation. Where they are
+	// exactly what an earlier answer left the client with, that
+	// conversation continues; otherwise (a new chat, an edit, a
+	// regenerate, a conversation forgotten) a new one starts from them.
+	prior := clientHistory(req.Messages[:len(req.Messages)-1])
+	t := chatTurn{TurnRequest: TurnRequest{Text: text}, prior: prior, derived: true}
+	if len(prior) > 0 {
+		if key, ok := s.convs.claim(hashTurns(prior)); ok {
+			t.SessionKey = key
+			return t, ""
+		}
+	}
+	t.SessionKey = newDerivedKey()
+	if len(prior) > 0 {
+		t.History = prior
+	}
+	return t, ""
+}
+
+// answered records where a derived conversation stands once the client
+// has received answer whole.
+func (s *Server) answered(t *chatTurn, answer string) {
+	if !t.derived {
+		return
+	}
+	turns := make([]TranscriptMessage, 0, len(t.prior)+2)
+	turns = append(append(turns, t.prior...),
+		TranscriptMessage{Role: "user", Content: t.Text},
+		TranscriptMessage{Role: "assistant", Content: answer})
+	s.convs.record(t.SessionKey, hashTurns(turns))
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -116,16 +156,16 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	turn, problem := turnFromRequest(&req)
+	turn, problem := s.turnFromRequest(&req)
 	if problem != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", problem)
 		return
 	}
 	if req.Stream {
-		s.chatStream(w, r, turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		s.chatStream(w, r, &turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
 	}
-	res, err := s.agent.Turn(r.Context(), turn, nil)
+	res, err := s.agent.Turn(r.Context(), turn.TurnRequest, nil)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client left; nobody reads an answer
@@ -138,7 +178,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if res.Truncated {
 		finish = "length"
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	if writeJSON(w, http.StatusOK, map[string]any{
 		"id":      newID("chatcmpl-"),
 		"object":  "chat.completion",
 		"created": s.now().Unix(),
@@ -150,7 +190,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			"logprobs":      nil,
 		}},
 		"usage": res.Usage,
-	})
+	}) == nil {
+		s.answered(&turn, res.Text)
+	}
 }
 
 // errorType names an OpenAI error type for status.
@@ -178,7 +220,7 @@ func errorType(status int) string {
 // pieces, so memory stays bounded and the client still gets the whole
 // answer (text the model wrote before a tool call and the progress notes
 // are what may be left out then).
-func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnRequest, includeUsage bool) {
+func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn *chatTurn, includeUsage bool) {
 	st := newStream(w, s.now(), includeUsage)
 	defer st.done()
 	ctx, cancel := context.WithCancel(r.Context())
@@ -208,7 +250,10 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 	sent := newStreamed()
 	behind := false // the buffer overflowed: nothing more is queued
 	later := false  // and a tool ran since: the answer is a later message
-	res, err := s.agent.Turn(ctx, turn, func(ev Event) {
+	// shown is the answer's text as the client receives it, for a
+	// derived conversation's record.
+	var shown strings.Builder
+	res, err := s.agent.Turn(ctx, turn.TurnRequest, func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if q.isBroken() || (ev.Progress == nil && ev.Delta == "" && ev.Waiting <= 0) {
@@ -243,6 +288,9 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 			sent = newStreamed()
 		case ev.Delta != "":
 			sent.add(ev.Delta)
+			if turn.derived {
+				shown.WriteString(ev.Delta)
+			}
 		}
 	})
 	q.close()
@@ -292,5 +340,8 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, turn TurnReq
 	if res.Truncated {
 		finish = "length"
 	}
-	_ = st.finish(finish, res.Usage)
+	if st.finish(finish, res.Usage) == nil {
+		shown.WriteString(rest)
+		s.answered(turn, shown.String())
+	}
 }

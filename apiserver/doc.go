@@ -14,8 +14,9 @@
 //   - POST /v1/chat/completions runs one agent turn. The newest message must
 //     be the user's; earlier messages and any system message are not
 //     forwarded, because the agent keeps the conversation and its own
-//     system prompt. The user field picks the conversation ("api:<user>").
-//     With stream: true the answer arrives as server-sent events;
+//     system prompt. The user field picks the conversation ("api:<user>");
+//     without it the conversation is derived from the earlier messages
+//     (see Conversations). With stream: true the answer arrives as server-sent events;
 //     stream_options.include_usage adds a usage chunk before [DONE].
 //   - GET /v1/models lists one model, [ModelID]; a request's model is
 //     accepted and ignored.
@@ -25,6 +26,20 @@
 //   - GET /healthz is the one unauthenticated route.
 //   - With [Options.WebUI], a browser chat page at / and its routes under
 //     /webui/. Without it they are all 404 and session cookies are ignored.
+//
+// # Conversations
+//
+// A request without a user field, as stock chat apps send it (the whole
+// history every time), continues the derived conversation whose last
+// answer left the client with exactly the user and assistant text turns
+// it sends (trimmed; system messages, tool results and assistant messages
+// without text left out). Anything else (a new chat, an edit of an
+// earlier message, a regenerate) starts a new session, [DerivedKeyPrefix]
+// and 16 hex digits, and [TurnRequest] History carries the client's turns
+// for the [Agent] to seed it with. The index of derived conversations is
+// in memory and bounded by [Options] MaxConversations; a conversation it
+// no longer holds forks the same way. Distinct conversations run in
+// parallel.
 //
 // # Failures
 //

@@ -25,12 +25,22 @@ type Agent interface {
 // TurnRequest is one user message for the [Agent].
 type TurnRequest struct {
 	// SessionKey names the conversation: "api:" followed by the request's
-	// validated user field, or "api:default" when it had none.
+	// validated user field, or, for a request without one, a key the
+	// server derived from its messages: [DerivedKeyPrefix] and 16 hex
+	// digits (see the package documentation).
 	SessionKey string
-	// User is the validated user field, or "default".
+	// User is the validated user field; empty for a derived conversation.
 	User string
 	// Text is the user's message.
 	Text string
+	// History, when not nil, is the conversation before Text as the
+	// client sent it: its user and assistant text turns, oldest first. It
+	// is set only for a derived conversation the server has not seen
+	// before (a fork after an edit or a regenerate, or one it forgot):
+	// the Agent must begin the new session with these turns, stored as
+	// they are, before it runs Text, so the model sees the history the
+	// client shows. A first message has none.
+	History []TranscriptMessage
 }
 
 // Event is one piece of a streamed turn: exactly one of Delta and Progress

@@ -80,6 +80,12 @@ type Options struct {
 	// the bound, the rest of the answer is sent from the saved answer
 	// once the turn has ended.
 	StreamBuffer int
+	// MaxConversations bounds the conversations derived from requests
+	// without a user field that the server remembers, in memory, to
+	// continue; zero means DefaultMaxConversations. Beyond it the one
+	// used longest ago is forgotten: a later request continuing it
+	// starts a new session seeded from the history the client sends.
+	MaxConversations int
 }
 
 // Setup is what the server tells a client about configuring it. Every
@@ -116,6 +122,8 @@ type Server struct {
 	// one stream has held for its client, which tests read.
 	streamBuffer int
 	peakQueued   atomic.Int64
+	// convs maps the histories clients send to derived conversations.
+	convs *conversations
 }
 
 // notePeak records how many bytes q held at most.
@@ -148,6 +156,7 @@ func New(opts *Options) (*Server, error) {
 		now:         opts.Now,
 
 		streamBuffer: opts.StreamBuffer,
+		convs:        newConversations(opts.MaxConversations),
 	}
 	for _, k := range opts.APIKeys {
 		if k = strings.TrimSpace(k); k != "" {
@@ -213,15 +222,16 @@ func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// writeJSON sends v with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON sends v with status and reports whether it was written.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		status, body = http.StatusInternalServerError, []byte(`{"error":{"message":"encoding the response failed","type":"server_error"}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, err = w.Write(append(body, '\n'))
+	return err
 }
 
 // errorBody is the OpenAI error object.

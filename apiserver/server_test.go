@@ -235,8 +235,10 @@ func TestChatCompletion(t *testing.T) {
 		t.Fatal("a non-streaming request streamed")
 	}
 	do(t, s, "POST", "/v1/chat/completions", testKey, `{"messages":[{"role":"user","content":"x"}]}`)
-	if ag.last().SessionKey != "api:default" {
-		t.Fatalf("no user: session %q", ag.last().SessionKey)
+	first := ag.last().SessionKey
+	do(t, s, "POST", "/v1/chat/completions", testKey, `{"messages":[{"role":"user","content":"x"}]}`)
+	if !strings.HasPrefix(first, DerivedKeyPrefix) || ag.last().SessionKey == first || ag.last().User != "" {
+		t.Fatalf("no user: sessions %q then %q, want two new derived conversations", first, ag.last().SessionKey)
 	}
 }
 

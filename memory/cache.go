@@ -11,7 +11,7 @@ import (
 // Bounds of the parsed-session cache: enough for the conversations a
 // gateway keeps going at once, small beside the sessions themselves.
 const (
-	cacheMaxEntries = 16
+	cacheMaxEntries = 128
 	cacheMaxBytes   = 2 << 20 // session file bytes, summed over entries
 )
 
@@ -36,6 +36,35 @@ type cacheEntry struct {
 	size int
 	msgs []Message
 	used uint64
+	// file is the version of the file these bytes were last seen in
+	// (written or read by this Store), and dirSynced whether its
+	// directory entry is known to be on disk. With them a save that only
+	// adds messages appends them to that very file instead of rewriting
+	// it (see Store.saveByAppend).
+	file      fileStamp
+	dirSynced bool
+}
+
+// fileStamp identifies one version of a file (see stampOf); the zero
+// value, with ok false, matches nothing.
+type fileStamp struct {
+	ino, dev uint64
+	size     int64
+	mtime    int64
+	ok       bool
+}
+
+// appendable returns what a save needs to append to key's file: the
+// cached file's digest and size, how many messages it holds, its stamp
+// and whether its directory entry is synced.
+func (c *sessionCache) appendable(key string) (sum uint64, size, n int, file fileStamp, dirSynced, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || !e.file.ok {
+		return 0, 0, 0, fileStamp{}, false, false
+	}
+	return e.sum, e.size, len(e.msgs), e.file, e.dirSynced, true
 }
 
 func newSessionCache() *sessionCache {
@@ -62,7 +91,7 @@ func (c *sessionCache) get(key string, sum uint64, size int) ([]Message, bool) {
 // put caches a copy of msgs as the decoding of a file of size bytes
 // hashing to sum, evicting the least recently used entries over the
 // bounds. A file over the byte bound is not cached.
-func (c *sessionCache) put(key string, sum uint64, size int, msgs []Message) {
+func (c *sessionCache) put(key string, sum uint64, size int, msgs []Message, file fileStamp, dirSynced bool) {
 	if size > cacheMaxBytes {
 		c.drop(key)
 		return
@@ -74,7 +103,7 @@ func (c *sessionCache) put(key string, sum uint64, size int, msgs []Message) {
 		c.bytes -= old.size
 	}
 	c.tick++
-	c.entries[key] = &cacheEntry{sum: sum, size: size, msgs: own, used: c.tick}
+	c.entries[key] = &cacheEntry{sum: sum, size: size, msgs: own, used: c.tick, file: file, dirSynced: dirSynced}
 	c.bytes += size
 	for len(c.entries) > cacheMaxEntries || c.bytes > cacheMaxBytes {
 		lru := ""

@@ -117,7 +117,7 @@ func TestCacheSeesOtherWritersAndKeepsCopiesApart(t *testing.T) {
 func TestCacheBounds(t *testing.T) {
 	c := newSessionCache()
 	for i := range cacheMaxEntries + 5 {
-		c.put(strings.Repeat("k", i+1), uint64(i), 10, []Message{{Role: "user"}})
+		c.put(strings.Repeat("k", i+1), uint64(i), 10, []Message{{Role: "user"}}, fileStamp{}, false)
 	}
 	if len(c.entries) != cacheMaxEntries {
 		t.Errorf("%d entries, bound %d", len(c.entries), cacheMaxEntries)
@@ -125,13 +125,13 @@ func TestCacheBounds(t *testing.T) {
 	if _, ok := c.get("k", 0, 10); ok {
 		t.Error("the least recently used entry was kept")
 	}
-	c.put("big", 1, cacheMaxBytes+1, nil)
+	c.put("big", 1, cacheMaxBytes+1, nil, fileStamp{}, false)
 	if _, ok := c.get("big", 1, cacheMaxBytes+1); ok {
 		t.Error("an entry over the byte bound was cached")
 	}
-	c.put("half1", 1, cacheMaxBytes/2, nil)
-	c.put("half2", 2, cacheMaxBytes/2, nil)
-	c.put("half3", 3, cacheMaxBytes/2, nil)
+	c.put("half1", 1, cacheMaxBytes/2, nil, fileStamp{}, false)
+	c.put("half2", 2, cacheMaxBytes/2, nil, fileStamp{}, false)
+	c.put("half3", 3, cacheMaxBytes/2, nil, fileStamp{}, false)
 	if c.bytes > cacheMaxBytes {
 		t.Errorf("%d bytes cached, bound %d", c.bytes, cacheMaxBytes)
 	}

@@ -52,7 +52,10 @@
 // per line, oldest first, and nothing else; metadata that is not part of the
 // conversation belongs in separate files. The directory has mode 0700 and
 // the files 0600. Save replaces a file atomically with a temporary file and
-// a rename, so readers and crashes see either the old or the new session.
+// a rename, so readers and crashes see either the old or the new session;
+// a save that only adds messages to the file this Store last wrote or read
+// appends them instead, and a crash in the middle leaves at most a torn
+// last line, which Load skips (see Damaged files), so the old session.
 //
 // # Damaged files
 //

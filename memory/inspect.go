@@ -62,6 +62,7 @@ func (s *Store) Remove(key string) error {
 	}
 	meta, _ := s.MetaPath(key)
 	archive, _ := s.ArchivePath(key)
+	s.counts.clear(key, int(^uint(0)>>1))
 	var errs []error
 	for _, p := range []string{path, path + ".corrupt", meta, meta + ".corrupt", archive} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -49,7 +49,9 @@ func (s *Store) load(key, path string) (*Session, error) {
 				return nil, err
 			}
 			if len(bad) == 0 {
-				s.cache.put(key, sum, len(data), sess.Messages)
+				// A file that was there to read is taken as already in
+				// its directory for good.
+				s.cache.put(key, sum, len(data), sess.Messages, stampOf(info), true)
 			} else {
 				s.cache.drop(key)
 			}
@@ -151,7 +153,7 @@ func (s *Store) quarantine(key, path string, f *os.File, size int64, bad []span)
 			"session", key, "skipped", len(bad), "quarantine", corrupt, "err", err)
 		return
 	}
-	err = s.writeAtomic(path, func(w *bufio.Writer) error {
+	_, err = s.writeAtomic(path, func(w *bufio.Writer) error {
 		var pos int64
 		for _, b := range bad {
 			if err := copyRange(w, f, pos, b.start); err != nil {

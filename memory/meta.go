@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -63,10 +64,11 @@ func (s *Store) LoadMeta(key string) (*Meta, error) {
 	// for that. Only a sidecar that fails to read or parse takes the lock,
 	// since quarantining it moves it.
 	if b, err := os.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
-		return &Meta{}, nil
+		return &Meta{Turns: s.counts.pending(key)}, nil
 	} else if err == nil {
 		var m Meta
 		if json.Unmarshal(b, &m) == nil {
+			m.Turns += s.counts.pending(key)
 			return &m, nil
 		}
 	}
@@ -79,13 +81,42 @@ func (s *Store) LoadMeta(key string) (*Meta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory: load meta %q: %w", key, err)
 	}
+	m.Turns += s.counts.pending(key)
 	return m, nil
 }
 
 // UpdateMeta applies fn to the sidecar of key's session and saves the result
 // atomically, all under the session's file lock, so concurrent updates (one
 // bumping a counter, another setting a model) never lose each other.
+//
+// An update that only adds to Turns (a finished turn) is counted in memory
+// and written with the session's next other update, or once
+// [MetaTurnsBatch] turns are pending, or by [Store.FlushMeta]: writing a
+// sidecar means a new file, a sync and a rename, which cost more CPU than
+// the rest of a served turn together. LoadMeta and UpdateMeta on this
+// Store see the pending turns; a process killed before FlushMeta loses
+// them from the count (nothing else in the sidecar is delayed).
 func (s *Store) UpdateMeta(key string, fn func(*Meta)) error {
+	return s.updateMeta(key, fn, false)
+}
+
+// MetaTurnsBatch is how many finished turns of one session [Store.UpdateMeta]
+// counts in memory before it writes them.
+const MetaTurnsBatch = 16
+
+// FlushMeta writes the turns counted in memory to every sidecar they
+// belong to. Call it before the process exits, after the last turn.
+func (s *Store) FlushMeta() error {
+	var errs []error
+	for _, key := range s.counts.keys() {
+		if err := s.updateMeta(key, func(*Meta) {}, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Store) updateMeta(key string, fn func(*Meta), flush bool) error {
 	path, err := s.MetaPath(key)
 	if err != nil {
 		return err
@@ -99,7 +130,17 @@ func (s *Store) UpdateMeta(key string, fn func(*Meta)) error {
 	if err != nil {
 		return fmt.Errorf("memory: update meta %q: %w", key, err)
 	}
+	pending := s.counts.pending(key)
+	m.Turns += pending
+	before := *m
 	fn(m)
+	if added := m.Turns - before.Turns; !flush && added > 0 && turnsOnly(before, *m) &&
+		s.counts.add(key, added, MetaTurnsBatch) {
+		return nil
+	}
+	if !flush && *m == before && pending == 0 {
+		return nil // nothing changed
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("memory: update meta %q: %w", key, err)
@@ -107,14 +148,78 @@ func (s *Store) UpdateMeta(key string, fn func(*Meta)) error {
 	b = append(b, '\n')
 	// The sidecar is small and an older version of it is still valid, so
 	// the directory sync (a second flush per turn) is skipped.
-	err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
+	_, err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("memory: update meta %q: %w", key, err)
 	}
+	s.counts.clear(key, pending)
 	return nil
+}
+
+// turnsOnly reports whether after differs from before in Turns alone.
+func turnsOnly(before, after Meta) bool {
+	after.Turns = before.Turns
+	return before == after
+}
+
+// turnCounts holds the finished turns [Store.UpdateMeta] has not written
+// yet, by session key. It holds at most maxPendingSessions sessions, so a
+// process serving many conversations does not grow it without bound: past
+// that, updates are written at once.
+type turnCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// maxPendingSessions bounds the sessions with turns counted in memory.
+const maxPendingSessions = 1024
+
+func (c *turnCounts) pending(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+// add counts n more turns of key and reports true, or reports false when
+// they are to be written now: the batch is full or there is no room.
+func (c *turnCounts) add(key string, n, batch int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur, ok := c.n[key]
+	if cur+n >= batch || (!ok && len(c.n) >= maxPendingSessions) {
+		return false
+	}
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[key] = cur + n
+	return true
+}
+
+// clear forgets the written turns of key: written of them, as more may
+// have been counted meanwhile by another goroutine (not under the same
+// file lock, which every caller holds, so in practice none).
+func (c *turnCounts) clear(key string, written int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[key] <= written {
+		delete(c.n, key)
+		return
+	}
+	c.n[key] -= written
+}
+
+func (c *turnCounts) keys() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.n))
+	for k := range c.n {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (s *Store) loadMeta(key, path string) (*Meta, error) {

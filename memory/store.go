@@ -119,10 +119,12 @@ const MaxLineBytes = 16 << 20
 // Store keeps sessions as JSONL files, one file per session key and one
 // Message per line, in a single directory.
 //
-// All methods are safe for concurrent use by multiple goroutines. Writes are
-// atomic (write to a temporary file, then rename), so a reader never sees a
-// partially written session, even across processes. Load, Save and Append
-// also take an advisory lock shared with other processes (on Unix), so two
+// All methods are safe for concurrent use by multiple goroutines. A write
+// either replaces the file (a temporary file, then a rename) or, when it
+// only adds messages, appends to it, both under an advisory lock that Load
+// takes too, so a reader never sees a partially written session, even
+// across processes. Load, Save and Append
+// take that lock, shared with other processes (on Unix), so two
 // processes appending to one session both keep their messages. A caller
 // that holds a session across a whole turn and then saves it holds the turn
 // lock (see Lock), which is shared across processes too.
@@ -134,6 +136,10 @@ type Store struct {
 	turns keyedMutex // held by callers across a turn; see Lock
 	files keyedMutex // held by Store methods around file access for one key
 	cache *sessionCache
+	// ranges is the shared lock file where locks are byte ranges.
+	ranges rangeLocks
+	// counts holds finished turns not yet written to their sidecars.
+	counts turnCounts
 	// wrapWriter, when set, stands between the store and every file it
 	// writes; tests use it to fill the disk.
 	wrapWriter func(name string, w io.Writer) io.Writer
@@ -214,7 +220,10 @@ func (s *Store) Keys() ([]string, error) {
 //
 // The lock is shared by every Store on the same directory, in this process
 // and in others: goroutines queue on an in-process mutex, processes on an
-// advisory lock (flock on Unix) of the hidden file TurnLockPath(key) in Dir.
+// advisory lock in the hidden file TurnLockPath(key) in Dir (on Linux a
+// byte of one file shared by every session, locked with an
+// open-file-description lock, so a new session's first turn creates no
+// lock file; elsewhere a file per session, locked with flock).
 // The zero Store, which has no directory, locks within the process only.
 // It is not reentrant, and Load, Save, Append and Compact do not take it
 // themselves, so they may be called while it is held. On failure (ctx done,
@@ -229,12 +238,11 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	if s.dir == "" {
 		return inproc, nil
 	}
-	path, err := s.TurnLockPath(key)
-	if err != nil {
+	if err := ValidateKey(key); err != nil {
 		inproc()
 		return nil, err
 	}
-	release, err := lockFileCtx(ctx, path)
+	release, err := s.lockRange(ctx, key, turnLock)
 	if err != nil {
 		inproc()
 		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
@@ -243,11 +251,13 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	return func() { once.Do(func() { release(); inproc() }) }, nil
 }
 
-// TurnLockPath returns the lock file that [Store.Lock] locks for key: a
-// hidden file in Dir, beside the session, never inside a workspace that
-// tools can write. It exists once a turn has run and stays, even after
-// Remove: a process may be waiting on it, and deleting a lock file others
-// wait on would let one holder in on the old file and another on the new.
+// TurnLockPath returns the lock file that [Store.Lock] locks for key, a
+// hidden file in Dir, beside the sessions, never inside a workspace that
+// tools can write. On Linux it is the one file whose bytes stand for every
+// session's locks (the same path for every key); elsewhere a file per
+// session, which stays after Remove: a process may be waiting on it, and
+// deleting a lock file others wait on would let one holder in on the old
+// file and another on the new.
 func (s *Store) TurnLockPath(key string) (string, error) {
 	if s.dir == "" {
 		return "", errNoDir
@@ -255,7 +265,7 @@ func (s *Store) TurnLockPath(key string) (string, error) {
 	if err := ValidateKey(key); err != nil {
 		return "", err
 	}
-	return filepath.Join(s.dir, "."+keyStem(key)+".turn.lock"), nil
+	return s.turnLockFile(key), nil
 }
 
 // Load reads the session for key. A session that has never been saved is
@@ -303,7 +313,10 @@ func (s *Store) Load(key string) (*Session, error) {
 // (mode 0600) in the same directory, which is flushed to stable storage and
 // then renamed over the old file, and the directory is synced so the rename
 // itself survives a crash. On failure the old file is left untouched and the
-// temporary file is removed.
+// temporary file is removed. When the file is exactly what this Store last
+// wrote or read and sess only adds messages to it, they are appended and
+// the file synced instead (see the package documentation for what a crash
+// leaves); a failed append is cut off again.
 //
 // On success Save sets sess.Updated to the current time and, if it was zero,
 // sess.Created to the first message's time (or the current time). Save fails
@@ -382,7 +395,7 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 // per-session lock file. The key must already be valid.
 func (s *Store) lockKey(key string) (unlock func(), err error) {
 	inproc := s.files.lock(key)
-	release, err := lockFile(filepath.Join(s.dir, "."+keyStem(key)+".lock"))
+	release, err := s.lockRange(context.Background(), key, fileLock)
 	if err != nil {
 		inproc()
 		return nil, err
@@ -393,6 +406,14 @@ func (s *Store) lockKey(key string) (unlock func(), err error) {
 // save writes sess to path, synced to disk when durable; the caller holds
 // the file lock for sess.Key.
 func (s *Store) save(sess *Session, path string, durable bool) error {
+	if s.cache != nil {
+		if done, err := s.saveByAppend(sess, path, durable); done || err != nil {
+			if err == nil {
+				s.stamp(sess)
+			}
+			return err
+		}
+	}
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
 	// Message text is shown to people and models, not embedded in HTML, so
@@ -422,11 +443,12 @@ func (s *Store) save(sess *Session, path string, durable bool) error {
 		}
 		return nil
 	}
+	var file fileStamp
 	var err error
 	if durable {
-		err = s.writeAtomic(path, fill)
+		file, err = s.writeAtomic(path, fill)
 	} else {
-		err = s.replaceFile(path, false, false, fill)
+		file, err = s.replaceFile(path, false, false, fill)
 	}
 	if err != nil {
 		if s.cache != nil {
@@ -436,26 +458,114 @@ func (s *Store) save(sess *Session, path string, durable bool) error {
 	}
 	if s.cache != nil {
 		if msgs, ok := asDecoded(sess.Messages); ok {
-			s.cache.put(sess.Key, sum.Sum64(), size, msgs)
+			s.cache.put(sess.Key, sum.Sum64(), size, msgs, file, durable)
 		} else {
 			s.cache.drop(sess.Key)
 		}
 	}
+	s.stamp(sess)
+	return nil
+}
+
+// stamp sets sess's times after a save.
+func (s *Store) stamp(sess *Session) {
 	now := time.Now()
 	if sess.Created.IsZero() {
 		sess.Created = firstTime(sess.Messages, now)
 	}
 	sess.Updated = now
-	return nil
+}
+
+// saveByAppend saves sess by appending to its file, when the file is
+// exactly what this Store last wrote or read (same inode, size and time,
+// so no other writer has touched it) and those bytes are the encoding of
+// sess's first messages: the common case of a turn, which only adds
+// messages. It costs a write (and a sync when durable) where a rewrite
+// costs a new file, its sync, a rename and a directory sync. A session
+// cut, compacted or otherwise changed is rewritten whole (done false).
+//
+// An append is not atomic as a rename is: a process killed in the middle
+// of the write, or a power cut before a durable append's sync, may leave
+// a torn last line, which Load skips and quarantines, so the session
+// reads as it was before the save. A failed write is truncated away.
+func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done bool, err error) {
+	sum, size, n, file, dirSynced, ok := s.cache.appendable(sess.Key)
+	if !ok || n > len(sess.Messages) {
+		return false, nil
+	}
+	decoded, ok := asDecoded(sess.Messages)
+	if !ok {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	prefix := 0
+	for i := range sess.Messages {
+		if i == n {
+			prefix = buf.Len()
+		}
+		start := buf.Len()
+		if enc.Encode(&sess.Messages[i]) != nil || buf.Len()-start > MaxLineBytes {
+			return false, nil // the rewrite reports it
+		}
+	}
+	if n == len(sess.Messages) {
+		prefix = buf.Len()
+	}
+	all := buf.Bytes()
+	if prefix != size || s.cache.sum(all[:prefix]) != sum {
+		return false, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || stampOf(info) != file {
+		return false, nil
+	}
+	fail := func(err error) (bool, error) {
+		// Whatever part of the tail was written is cut off again, and
+		// the next save rewrites the file whole.
+		_ = f.Truncate(int64(size))
+		s.cache.drop(sess.Key)
+		return true, err
+	}
+	if tail := all[prefix:]; len(tail) > 0 {
+		if _, err := s.writerFor(path, f).Write(tail); err != nil {
+			return fail(err)
+		}
+	}
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
+		if !dirSynced {
+			// The file came from a rename not yet synced (a Stage).
+			if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+				s.cache.drop(sess.Key)
+				return true, err
+			}
+		}
+	}
+	info, err := f.Stat()
+	if err != nil {
+		s.cache.drop(sess.Key)
+		return true, nil
+	}
+	s.cache.put(sess.Key, s.cache.sum(all), len(all), decoded, stampOf(info), durable || dirSynced)
+	return true, nil
 }
 
 // writeAtomic replaces path with the bytes that fill writes, durably.
-func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
+func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) (fileStamp, error) {
 	return s.replaceFile(path, true, true, fill)
 }
 
-// replaceFile replaces path with the bytes that fill writes. The new file
-// is synced before the rename, so a crash leaves the old or the new bytes,
+// replaceFile replaces path with the bytes that fill writes and returns
+// the stamp of the new file. The new file is synced before the rename, so
+// a crash leaves the old or the new bytes,
 // never a torn file; syncDir also syncs the directory so the rename itself
 // survives a crash. Without it a crash may bring back the previous version,
 // which is acceptable for data that is merely stale when old, like counters.
@@ -464,34 +574,50 @@ func (s *Store) writeAtomic(path string, fill func(*bufio.Writer) error) error {
 //
 // The durable case (both true) is package atomicfile's guarantee, through
 // its code; the lighter ones are the store's own trade-offs.
-func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufio.Writer) error) (err error) {
+func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufio.Writer) error) (file fileStamp, err error) {
 	// Create picks a fresh random name per call, so concurrent writers
 	// never share a temporary file, and the leading dot keeps leftovers of
 	// a crash out of directory listings.
 	tmp, err := atomicfile.Create(s.dir, filepath.Base(path), 0o600)
 	if err != nil {
-		return err
+		return file, err
 	}
-	defer tmp.Discard() // a no-op once committed
+	// Discard is a no-op once committed; after a plain rename it must not
+	// run either (a remove of a name that is gone, a wasted system call
+	// per turn).
+	renamed := false
+	defer func() {
+		if !renamed {
+			tmp.Discard()
+		}
+	}()
 	w := bufio.NewWriterSize(s.writerFor(tmp.Name(), tmp), 64<<10)
 	if err := fill(w); err != nil {
-		return err
+		return file, err
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return file, err
+	}
+	// The rename keeps the inode, and nothing writes after this.
+	if info, err := tmp.Stat(); err == nil {
+		file = stampOf(info)
 	}
 	if syncFile && syncDir {
-		return tmp.Commit(path)
+		return file, tmp.Commit(path)
 	}
 	if syncFile {
 		if err := tmp.Sync(); err != nil {
-			return err
+			return file, err
 		}
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return file, err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return file, err
+	}
+	renamed = true
+	return file, nil
 }
 
 // writerFor is w, through the test's fault injection when there is one.

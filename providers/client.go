@@ -237,14 +237,16 @@ func parseBase(base string) (*url.URL, error) {
 
 // newTransport clones the default transport so the client's pool is not
 // shared with (or mutated by) the rest of the program, and keeps more idle
-// connections per host because an agent talks to one host most of the time.
+// connections per host because an agent talks to one host most of the time:
+// as many as a served API runs turns at once (dozens), or every request
+// past the pool's size dials a new connection and closes it after.
 func newTransport() http.RoundTripper {
 	def, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
 		return http.DefaultTransport
 	}
 	t := def.Clone()
-	t.MaxIdleConnsPerHost = 16
+	t.MaxIdleConnsPerHost = 128
 	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
 }

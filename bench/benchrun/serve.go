@@ -49,28 +49,38 @@ const benchKey = "bench-key-0123456789"
 // startServe runs `joshbot serve` and returns its base URL and a stop
 // function.
 func startServe(bin, cfg string) (string, func(), error) {
+	url, _, stop, err := startServeProc(bin, cfg)
+	return url, stop, err
+}
+
+// startServeProc is startServe that also returns the process, and waits
+// out the idler's start-up release (a second after start, see
+// joshbot/internal/runtime/footprint.go) so no measured request pays for
+// the executable's pages being unmapped under it.
+func startServeProc(bin, cfg string) (string, *os.Process, func(), error) {
 	cmd := exec.Command(bin, "--config", cfg, "serve")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	stop := func() {
+	stop := sync.OnceFunc(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
-	}
+	})
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
 			url, _, _ := strings.Cut(rest, " ")
 			go io.Copy(io.Discard, stdout)
-			return url, stop, nil
+			time.Sleep(1500 * time.Millisecond)
+			return url, cmd.Process, stop, nil
 		}
 	}
 	stop()
-	return "", nil, fmt.Errorf("joshbot serve did not report its address")
+	return "", nil, nil, fmt.Errorf("joshbot serve did not report its address")
 }
 
 // ttfb sends one streamed chat request and returns the time to the first
@@ -200,9 +210,9 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 		up50, up99 = append(up50, percentile(up, 50)), append(up99, percentile(up, 99))
 	}
 	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
-	rep.add(Figure{Name: "serve TTFB overhead p50", Unit: "ms", Samples: p50s,
+	rep.add(Figure{Name: "serve TTFB overhead p50", Unit: "ms", Target: 0.5, Samples: p50s,
 		Note: fmt.Sprintf("%d rounds of %d sequential turns; median joshbot %.2f ms − upstream %.2f ms", serveRounds, n, med(jb50), med(up50))})
-	rep.add(Figure{Name: "serve TTFB overhead p99", Unit: "ms", Target: 2, Samples: p99s,
+	rep.add(Figure{Name: "serve TTFB overhead p99", Unit: "ms", Target: 1.5, Samples: p99s,
 		Note: fmt.Sprintf("%d rounds of %d sequential turns; median joshbot %.2f ms − upstream %.2f ms", serveRounds, n, med(jb99), med(up99))})
 
 	const total, conc = 400, 20
@@ -235,6 +245,175 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 		return fmt.Errorf("serve throughput: %w", firstErr)
 	}
 	rate := float64(total) / time.Since(start).Seconds()
-	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn with two durable session saves"})
+	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn of a new session, saved durably"})
+	stop()
+	return measureServeConcurrent(rep, bin, cfg, upstream, replay)
+}
+
+// Concurrent conversations: how many stock-client chats run at once, how
+// many turns each sends, and how many rounds (each a direct phase and a
+// serve phase) the figures take the median of.
+const (
+	concChats  = 50
+	concTurns  = 8
+	concRounds = 3
+)
+
+// measureServeConcurrent runs concChats conversations at once against
+// `joshbot serve` the way a stock chat app talks to it (no user field, the
+// whole history resent each turn, so the server derives each
+// conversation), with learning off, and the same number of concurrent
+// requests straight to the upstream, in alternating phases of the same
+// rounds. It reports serve's p50 time to first byte against the
+// upstream's direct p50, serve's throughput as a share of the direct, and the
+// CPU serve spent per turn (utime+stime of the process over its phases).
+func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) error {
+	// A config beside the other (same home, same sessions), with learning
+	// off: its extra model request per turn is not the API's cost.
+	noLearn := strings.TrimSuffix(cfg, ".json") + "-nolearn.json"
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(noLearn, b, 0o600); err != nil {
+		return err
+	}
+	if err := editConfig(noLearn, func(doc map[string]any) {
+		obj(obj(doc, "agents"), "defaults")["learning"] = "off"
+	}); err != nil {
+		return err
+	}
+	url, proc, stop, err := startServeProc(bin, noLearn)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concChats}}
+	var ratioTTFB, sharePct, cpuPerTurn []float64
+	var jbP50, upP50, jbRate, upRate []float64
+	for r := 0; r < concRounds; r++ {
+		up, upSecs, err := concurrently(func(chat, turn int) (time.Duration, error) {
+			first, _, err := ttfbBody(client, upstream, "", replay)
+			return first, err
+		})
+		if err != nil {
+			return fmt.Errorf("upstream, concurrent: %w", err)
+		}
+		cpu0, err := procCPU(proc.Pid)
+		if err != nil {
+			return err
+		}
+		chats := make([][]map[string]string, concChats)
+		jb, jbSecs, err := concurrently(func(chat, turn int) (time.Duration, error) {
+			msgs := append(chats[chat], map[string]string{"role": "user", "content": fmt.Sprintf("round %d chat %d turn %d", r, chat, turn)})
+			body, _ := json.Marshal(map[string]any{"model": "bench", "stream": true, "messages": msgs})
+			first, answer, err := ttfbAnswer(client, url+"/v1", benchKey, string(body))
+			chats[chat] = append(msgs, map[string]string{"role": "assistant", "content": answer})
+			return first, err
+		})
+		if err != nil {
+			return fmt.Errorf("serve, concurrent: %w", err)
+		}
+		cpu1, err := procCPU(proc.Pid)
+		if err != nil {
+			return err
+		}
+		turns := float64(concChats * concTurns)
+		j50, u50 := percentile(jb, 50), percentile(up, 50)
+		jr, ur := turns/jbSecs, turns/upSecs
+		jbP50, upP50, jbRate, upRate = append(jbP50, j50), append(upP50, u50), append(jbRate, jr), append(upRate, ur)
+		ratioTTFB = append(ratioTTFB, j50/u50)
+		sharePct = append(sharePct, 100*jr/ur)
+		cpuPerTurn = append(cpuPerTurn, (cpu1-cpu0).Seconds()*1000/turns)
+	}
+	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
+	what := fmt.Sprintf("%d rounds of %d chats × %d turns at once, no user field, whole history resent, learning off", concRounds, concChats, concTurns)
+	rep.add(Figure{Name: "concurrent API TTFB p50 ÷ upstream direct p50", Unit: "×", Target: 3, Samples: ratioTTFB,
+		Note: fmt.Sprintf("%s; median serve %.2f ms, upstream direct %.2f ms", what, med(jbP50), med(upP50))})
+	rep.add(Figure{Name: "concurrent API throughput, % of the upstream direct", Unit: "%", AtLeast: 25, Samples: sharePct,
+		Note: fmt.Sprintf("same rounds; median serve %.0f turns/s, upstream direct %.0f requests/s", med(jbRate), med(upRate))})
+	rep.add(Figure{Name: "concurrent API CPU per turn", Unit: "ms", Target: 1.5, Samples: cpuPerTurn,
+		Note: "utime+stime of the serve process over each round's serve phase ÷ its turns, learning off"})
 	return nil
+}
+
+// concurrently runs concChats workers, each doing concTurns calls of do
+// in order, and returns every call's duration in milliseconds and the
+// phase's wall time in seconds.
+func concurrently(do func(chat, turn int) (time.Duration, error)) ([]float64, float64, error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	var ms []float64
+	start := time.Now()
+	for c := 0; c < concChats; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := 0; t < concTurns; t++ {
+				d, err := do(c, t)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				ms = append(ms, d.Seconds()*1000)
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ms, time.Since(start).Seconds(), firstErr
+}
+
+// ttfbAnswer is ttfbBody that also assembles the streamed answer, as a
+// chat app does to send it back with the next turn.
+func ttfbAnswer(client *http.Client, url, key, body string) (time.Duration, string, error) {
+	req, err := http.NewRequestWithContext(context.Background(), "POST", url+"/chat/completions", strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+key)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return 0, "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.Peek(1); err != nil {
+		return 0, "", err
+	}
+	first := time.Since(start)
+	var answer strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok && data != "[DONE]" {
+			var c struct {
+				Choices []struct {
+					Delta struct {
+						Content string `json:"content"`
+					} `json:"delta"`
+				} `json:"choices"`
+			}
+			if json.Unmarshal([]byte(data), &c) == nil {
+				for _, ch := range c.Choices {
+					answer.WriteString(ch.Delta.Content)
+				}
+			}
+		}
+		if err == io.EOF {
+			return first, answer.String(), nil
+		}
+		if err != nil {
+			return 0, "", err
+		}
+	}
 }

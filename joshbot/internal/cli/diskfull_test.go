@@ -38,7 +38,9 @@ func TestOneShotOnAFullDiskStillShowsTheAnswer(t *testing.T) {
 	}
 	home := t.TempDir()
 	// The home is prepared (a first turn creates its directories), then
-	// filled: dd stops at the first failed write.
+	// filled: dd stops at the first failed write. The second message is
+	// two pages long: a save that only adds lines appends them to the
+	// session file, and a short turn would still fit in its last page.
 	script := `set -e
 mount -t tmpfs -o size=1m tmpfs "$HOME_DIR"
 cp "$SRC" "$HOME_DIR/config.json"
@@ -46,7 +48,7 @@ cp "$SRC" "$HOME_DIR/config.json"
 dd if=/dev/zero of="$HOME_DIR/filler" bs=4k 2>/dev/null || true
 sync
 set +e
-"$BIN" --config "$HOME_DIR/config.json" agent -m "second"
+"$BIN" --config "$HOME_DIR/config.json" agent -m "second $(printf '%8192s' | tr ' ' .)"
 echo "exit=$?"
 `
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script)

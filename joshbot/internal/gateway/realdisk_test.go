@@ -66,12 +66,12 @@ func TestGatewayOnARealFullDiskChild(t *testing.T) {
 		}
 		return out
 	}
-	ask := func(id string, n int) []string {
+	ask := func(id string, n int, pad int) []string {
 		t.Helper()
-		f.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "q" + id, MessageID: id, IsDirect: true})
+		f.Inject(channels.Inbound{Channel: "telegram", Conversation: "42", Principal: "42", Text: "q" + id + strings.Repeat(".", pad), MessageID: id, IsDirect: true})
 		return finals(f.Await(t, "answer "+id, func(r channeltest.Record) bool { return len(finals(r)) >= n }))
 	}
-	ask("1", 1)
+	ask("1", 1, 0)
 	filler, err := os.Create(filepath.Join(home, "filler"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,13 +100,16 @@ func TestGatewayOnARealFullDiskChild(t *testing.T) {
 		}
 	}()
 	<-full
-	ask("2", 2)
-	ask("3", 3)
+	// A save that only adds lines appends them to the session file, which
+	// succeeds on a full disk when they fit in its last page; a question
+	// of two pages makes sure the save needs pages the disk has not got.
+	ask("2", 2, 8192)
+	ask("3", 3, 0)
 	close(stopFill)
 	<-filled
 	filler.Close()
 	os.Remove(filler.Name())
-	got := ask("4", 4)
+	got := ask("4", 4, 0)
 	out := stop()
 	want := []string{"one", "two", "three", "four"}
 	for i, a := range got {

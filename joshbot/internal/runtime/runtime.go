@@ -108,9 +108,10 @@ func (rt *Runtime) Drain(ctx context.Context) {
 	}
 }
 
-// Close stops what the tools left running (background shell jobs) and
-// stops and reaps every MCP server process. It is safe to call on a nil
-// *Runtime and more than once.
+// Close stops what the tools left running (background shell jobs), writes
+// the session turn counts the store kept in memory, and stops and reaps
+// every MCP server process. It is safe to call on a nil *Runtime and more
+// than once.
 func (rt *Runtime) Close() error {
 	if rt == nil {
 		return nil
@@ -118,6 +119,13 @@ func (rt *Runtime) Close() error {
 	if rt.close != nil {
 		rt.close()
 		rt.close = nil
+	}
+	if rt.Sessions != nil {
+		// The turn counts the store keeps in memory (see
+		// memory.Store.UpdateMeta), once the turns are over.
+		if err := rt.Sessions.FlushMeta(); err != nil && rt.Logger != nil {
+			rt.Logger.Warn("session turn counts not written", "err", err)
+		}
 	}
 	if rt.MCP == nil {
 		return nil

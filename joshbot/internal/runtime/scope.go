@@ -3,6 +3,7 @@ package runtime
 import (
 	"strings"
 
+	"github.com/joshbot/joshbot/apiserver"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/memory"
 )
@@ -12,6 +13,9 @@ import (
 // conversation's prompt shows.
 const OwnerScope = "owner:default"
 
+// derivedAPIScope is the scope of the API's derived conversations.
+const derivedAPIScope = "api:default"
+
 // MemoryScope returns the long-term memory's scope resolver for cfg
 // (memory.LongTermOptions.Scope), following agents.defaults.learn_scope:
 //
@@ -19,6 +23,10 @@ const OwnerScope = "owner:default"
 //     CLI, and their ids on each channel) share one scope, MEMORY.md on a
 //     single-person install and OwnerScope when the allowlists admit
 //     others; anyone else's session ("channel:id") is that person's own.
+//     The API's conversations derived from a request's messages
+//     ([apiserver.DerivedKeyPrefix], one per chat window) are one
+//     person's: they share the scope "api:default", the one conversation
+//     such requests had before they were told apart.
 //   - "session": nil, each conversation its own scope.
 //   - "shared": everyone's facts in MEMORY.md.
 func MemoryScope(cfg *config.Config) func(key string) string {
@@ -34,6 +42,9 @@ func MemoryScope(cfg *config.Config) func(key string) string {
 		owner = OwnerScope
 	}
 	return func(key string) string {
+		if strings.HasPrefix(key, apiserver.DerivedKeyPrefix) {
+			key = derivedAPIScope
+		}
 		if id.Is(key) {
 			return owner
 		}

@@ -70,7 +70,7 @@ func New(rt *runtime.Runtime, o *Options) (*Server, error) {
 		return nil, err
 	}
 	srv, err := apiserver.New(&apiserver.Options{
-		Agent:       &agentAdapter{agent: rt.Agent, provider: rt.Endpoint.Provider},
+		Agent:       &agentAdapter{agent: rt.Agent, provider: rt.Endpoint.Provider, sessions: rt.Sessions},
 		APIKeys:     api.Keys(),
 		WebUI:       api.WebUI,
 		Transcripts: transcriptReader{store: rt.Sessions},
@@ -161,6 +161,7 @@ func (s *Server) Run(ctx context.Context) error {
 type agentAdapter struct {
 	agent    *agent.Agent
 	provider string
+	sessions *memory.Store
 }
 
 // Turn implements apiserver.Agent.
@@ -188,6 +189,11 @@ func (ad *agentAdapter) Turn(ctx context.Context, req apiserver.TurnRequest, emi
 			emit(apiserver.Event{Progress: &apiserver.Progress{Tool: tool, Detail: detail}})
 		})
 	}
+	if len(req.History) > 0 {
+		if err := ad.seed(req); err != nil {
+			return nil, &apiserver.Error{Status: http.StatusInternalServerError, Message: "starting the conversation from the messages sent failed; the server log has the details", Err: err}
+		}
+	}
 	reply, err := ad.agent.Process(ctx, agent.Request{SessionKey: req.SessionKey, Text: req.Text, Channel: "api", ChatID: req.User})
 	if err == nil && streamDied != nil {
 		return nil, &apiserver.Error{Status: http.StatusBadGateway,
@@ -202,6 +208,27 @@ func (ad *agentAdapter) Turn(ctx context.Context, req apiserver.TurnRequest, emi
 		return nil, ad.publicError(err)
 	}
 	return &apiserver.TurnResult{Text: reply.Text, Usage: usage(reply.Usage)}, nil
+}
+
+// seed begins the new session req.SessionKey with the history the client
+// sent, user and assistant text turns as they are. It is staged, not
+// synced, so the first token does not wait for the disk: the turn's own
+// durable save follows. A session that already has messages is left
+// alone (the key is new, so that is not expected).
+func (ad *agentAdapter) seed(req apiserver.TurnRequest) error {
+	sess, err := ad.sessions.Load(req.SessionKey)
+	if err != nil || len(sess.Messages) > 0 {
+		return err
+	}
+	now := time.Now()
+	for _, m := range req.History {
+		role := providers.RoleUser
+		if m.Role == "assistant" {
+			role = providers.RoleAssistant
+		}
+		sess.Messages = append(sess.Messages, memory.Message{Role: role, Content: m.Content, Time: now})
+	}
+	return ad.sessions.Stage(sess)
 }
 
 func usage(u providers.Usage) apiserver.Usage {

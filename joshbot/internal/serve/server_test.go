@@ -3,12 +3,15 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -28,14 +31,14 @@ const testKey = "sk-serve-test-key"
 
 // startServer loads a runtime over srv the way the serve command does and
 // serves it on a free loopback port until the returned stop.
-func startServer(t *testing.T, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
+func startServer(t testing.TB, srv *providertest.Server, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	return startServerIn(t, srv, t.TempDir(), mods...)
 }
 
 // startServerIn is startServer with home as the state directory; each mod
 // changes the config first.
-func startServerIn(t *testing.T, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
+func startServerIn(t testing.TB, srv *providertest.Server, home string, mods ...func(*config.Config)) (base string, stop func()) {
 	t.Helper()
 	for _, s := range providers.Known() {
 		if s.KeyEnv != "" {
@@ -145,4 +148,80 @@ func streamedText(t *testing.T, body string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestDerivedConversationSeedsTheSession sends what a stock chat app sends
+// after an edit (an earlier exchange, then a new question, no user field):
+// the turn runs in a new api:chat: session that begins with the client's
+// exchange, so the model sees it, and the client's system message is not
+// among what the model sees.
+func TestDerivedConversationSeedsTheSession(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.Enqueue(providertest.Text("third answer"))
+	home := t.TempDir()
+	base, stop := startServerIn(t, srv, home)
+	defer stop()
+	code, body := post(t, base+"/v1/chat/completions", `{"model":"joshbot","messages":[
+		{"role":"system","content":"CLIENT-SYSTEM"},
+		{"role":"user","content":"first question"},{"role":"assistant","content":"first answer"},
+		{"role":"user","content":"second question"}]}`)
+	if code != http.StatusOK || !strings.Contains(body, "third answer") {
+		t.Fatalf("%d %s", code, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	var seen []string
+	for _, m := range reqs[0].Messages {
+		if strings.Contains(m.Content, "CLIENT-SYSTEM") {
+			t.Fatalf("the client's system message reached the model as %s", m.Role)
+		}
+		if m.Role != providers.RoleSystem {
+			seen = append(seen, m.Role+": "+m.Content)
+		}
+	}
+	want := []string{"user: first question", "assistant: first answer", "user: second question"}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the model saw %q, want %q", seen, want)
+	}
+	names, err := filepath.Glob(filepath.Join(home, "sessions", "api_chat=*.jsonl"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("derived sessions %v (%v), want one", names, err)
+	}
+}
+
+// TestDistinctConversationsRunInParallel sends eight first messages of
+// different chats at once to a model that takes half a second to answer:
+// through the whole serve path (apiserver, agent, session store, provider
+// client) they run together, so all eight are answered in about the time
+// of one, where a global lock or a single worker would take four seconds.
+func TestDistinctConversationsRunInParallel(t *testing.T) {
+	srv := providertest.NewServer(t)
+	srv.SetFallback(func(providertest.Request) providertest.Reply {
+		return providertest.Reply{Content: "answered", Delay: 500 * time.Millisecond}
+	})
+	base, stop := startServer(t, srv)
+	defer stop()
+	const n = 8
+	start := time.Now()
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Go(func() {
+			codes[i], _ = post(t, base+"/v1/chat/completions", fmt.Sprintf(`{"model":"joshbot","stream":true,"messages":[{"role":"user","content":"chat %d"}]}`, i))
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	http.DefaultClient.CloseIdleConnections()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Fatalf("chat %d: status %d", i, c)
+		}
+	}
+	if took > 2*time.Second {
+		t.Fatalf("%d distinct conversations took %s with a model answering in 0.5 s: they queued", n, took)
+	}
 }

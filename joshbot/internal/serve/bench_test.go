@@ -1,0 +1,63 @@
+package serve
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/joshbot/joshbot/providers/providertest"
+)
+
+// BenchmarkServeTurn runs streamed turns of distinct derived conversations
+// (no user field, the whole history resent, as a stock chat app sends
+// them; each conversation eight turns long) through the whole serve path
+// over loopback: apiserver, the agent, the session store and the provider
+// client, against the scripted provider. Profile it with -cpuprofile to
+// see what a turn costs.
+func BenchmarkServeTurn(b *testing.B) {
+	srv := providertest.NewServer(b)
+	srv.SetFallback(func(providertest.Request) providertest.Reply {
+		return providertest.Text("Hello! How can I help?")
+	})
+	base, stop := startServer(b, srv)
+	defer stop()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var history []map[string]string
+		for pb.Next() {
+			if len(history) == 16 {
+				history = nil
+			}
+			history = append(history, map[string]string{"role": "user", "content": fmt.Sprintf("hello %d", n.Add(1))})
+			msgs, _ := json.Marshal(history)
+			body := `{"model":"joshbot","stream":true,"messages":` + string(msgs) + `}`
+			req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			done := false
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				done = done || sc.Text() == "data: [DONE]"
+			}
+			history = append(history, map[string]string{"role": "assistant", "content": "Hello! How can I help?"})
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !done {
+				b.Errorf("status %d, done %v", resp.StatusCode, done)
+				return
+			}
+		}
+	})
+}
