@@ -3,5 +3,3 @@ module github.com/joshbot/joshbot/providers
 go 1.26.0
 
 require github.com/google/go-cmp v0.7.0
-
-require github.com/yuin/goldmark v1.8.7

@@ -1,17 +1,18 @@
 package providers
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/yuin/goldmark/util"
 )
 
-// unescapeHTML decodes character references in s exactly as the standard
-// library's html.UnescapeString does (a test holds it to that on every
-// form), but looks names up in goldmark's HTML5 entity table, which the
-// binary already links for Telegram rendering, rather than in package
-// html's copy of the same table (~70 KB of binary).
+// unescapeHTML decodes character references in s for an error snippet as
+// the standard library's html.UnescapeString does (a test holds it to that
+// on every form it knows), with one difference: it knows the named
+// references of legacyEntities and namedEntities only, and leaves any
+// other name as it is. The module depends on the standard library alone,
+// and package html's table of all 2,231 names costs ~60 KB of a binary
+// whose other HTML decoding uses goldmark's copy of that table.
 func unescapeHTML(s string) string {
 	i := strings.IndexByte(s, '&')
 	if i < 0 {
@@ -29,29 +30,48 @@ func unescapeHTML(s string) string {
 	return b.String()
 }
 
-// legacyEntities are the names HTML decodes without a closing semicolon.
-const legacyEntities = " AElig AMP Aacute Acirc Agrave Aring Atilde Auml COPY Ccedil ETH Eacute Ecirc Egrave Euml GT" +
-	" Iacute Icirc Igrave Iuml LT Ntilde Oacute Ocirc Ograve Oslash Otilde Ouml QUOT REG THORN Uacute Ucirc" +
-	" Ugrave Uuml Yacute aacute acirc acute aelig agrave amp aring atilde auml brvbar ccedil cedil cent copy" +
-	" curren deg divide eacute ecirc egrave eth euml frac12 frac14 frac34 gt iacute icirc iexcl igrave iquest" +
-	" iuml laquo lt macr micro middot nbsp not ntilde oacute ocirc ograve ordf ordm oslash otilde ouml para" +
-	" plusmn pound quot raquo reg sect shy sup1 sup2 sup3 szlig thorn times uacute ucirc ugrave uml uuml" +
-	" yacute yen yuml "
+// legacyEntities are the names HTML decodes without a closing semicolon
+// too, each with its code point in hex.
+const legacyEntities = " AElig:C6 AMP:26 Aacute:C1 Acirc:C2 Agrave:C0 Aring:C5 Atilde:C3 Auml:C4 COPY:A9 Ccedil:C7" +
+	" ETH:D0 Eacute:C9 Ecirc:CA Egrave:C8 Euml:CB GT:3E Iacute:CD Icirc:CE Igrave:CC Iuml:CF LT:3C" +
+	" Ntilde:D1 Oacute:D3 Ocirc:D4 Ograve:D2 Oslash:D8 Otilde:D5 Ouml:D6 QUOT:22 REG:AE THORN:DE" +
+	" Uacute:DA Ucirc:DB Ugrave:D9 Uuml:DC Yacute:DD aacute:E1 acirc:E2 acute:B4 aelig:E6 agrave:E0" +
+	" amp:26 aring:E5 atilde:E3 auml:E4 brvbar:A6 ccedil:E7 cedil:B8 cent:A2 copy:A9 curren:A4" +
+	" deg:B0 divide:F7 eacute:E9 ecirc:EA egrave:E8 eth:F0 euml:EB frac12:BD frac14:BC frac34:BE" +
+	" gt:3E iacute:ED icirc:EE iexcl:A1 igrave:EC iquest:BF iuml:EF laquo:AB lt:3C macr:AF micro:B5" +
+	" middot:B7 nbsp:A0 not:AC ntilde:F1 oacute:F3 ocirc:F4 ograve:F2 ordf:AA ordm:BA oslash:F8" +
+	" otilde:F5 ouml:F6 para:B6 plusmn:B1 pound:A3 quot:22 raquo:BB reg:AE sect:A7 shy:AD sup1:B9" +
+	" sup2:B2 sup3:B3 szlig:DF thorn:FE times:D7 uacute:FA ucirc:FB ugrave:F9 uml:A8 uuml:FC" +
+	" yacute:FD yen:A5 yuml:FF "
+
+// namedEntities are further names decoded with a semicolon: those error
+// pages' titles use most.
+const namedEntities = " apos:27 ndash:2013 mdash:2014 lsquo:2018 rsquo:2019 sbquo:201A ldquo:201C rdquo:201D" +
+	" bdquo:201E hellip:2026 bull:2022 trade:2122 euro:20AC dagger:2020 Dagger:2021 permil:2030" +
+	" lsaquo:2039 rsaquo:203A thinsp:2009 ensp:2002 emsp:2003 zwnj:200C zwj:200D lrm:200E rlm:200F "
 
 // longestLegacyEntity is the length of the longest of legacyEntities.
 const longestLegacyEntity = 6
 
-// legacyEntity returns the characters of name when it is one of
+// lookupEntity returns the code point of name in table.
+func lookupEntity(table, name string) (rune, bool) {
+	i := strings.Index(table, " "+name+":")
+	if name == "" || i < 0 {
+		return 0, false
+	}
+	hex := table[i+len(name)+2:]
+	hex = hex[:strings.IndexByte(hex, ' ')]
+	r, err := strconv.ParseUint(hex, 16, 32)
+	return rune(r), err == nil
+}
+
+// legacyEntity returns the code point of name when it is one of
 // legacyEntities.
-func legacyEntity(name string) ([]byte, bool) {
-	if len(name) < 2 || len(name) > longestLegacyEntity || !strings.Contains(legacyEntities, " "+name+" ") {
-		return nil, false
+func legacyEntity(name string) (rune, bool) {
+	if len(name) < 2 || len(name) > longestLegacyEntity {
+		return 0, false
 	}
-	e, ok := util.LookUpHTML5EntityByName(name)
-	if !ok {
-		return nil, false
-	}
-	return e.Characters, true
+	return lookupEntity(legacyEntities, name)
 }
 
 // cp1252 is what the numeric references 0x80 to 0x9F stand for (as in
@@ -81,22 +101,22 @@ func writeCharRef(b *strings.Builder, s string) int {
 	}
 	if name != "" {
 		if semi {
-			if e, ok := util.LookUpHTML5EntityByName(name); ok {
-				b.Write(e.Characters)
+			if r, ok := lookupEntity(legacyEntities, name); ok {
+				b.WriteRune(r)
 				return i
 			}
-			if name == "Abreve" { // the one name goldmark's table lacks
-				b.WriteRune('\u0102')
+			if r, ok := lookupEntity(namedEntities, name); ok {
+				b.WriteRune(r)
 				return i
 			}
-		} else if c, ok := legacyEntity(name); ok {
-			b.Write(c)
+		} else if r, ok := legacyEntity(name); ok {
+			b.WriteRune(r)
 			return i
 		}
 		// The longest legacy name that starts the word, semicolon or not.
 		for j := min(i-2, longestLegacyEntity); j > 1; j-- {
-			if c, ok := legacyEntity(name[:j]); ok {
-				b.Write(c)
+			if r, ok := legacyEntity(name[:j]); ok {
+				b.WriteRune(r)
 				return j + 1
 			}
 		}
