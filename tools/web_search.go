@@ -89,8 +89,8 @@ type duckDuckGo struct {
 func (d *duckDuckGo) Name() string { return "duckduckgo" }
 
 var (
-	reDDGLink    = lazyRE(`(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`)
-	reDDGSnippet = lazyRE(`(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`)
+	reDDGLink    = &lazyRegexp{expr: `(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`}
+	reDDGSnippet = &lazyRegexp{expr: `(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`}
 )
 
 func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
@@ -107,8 +107,8 @@ func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult,
 	if err != nil {
 		return nil, err
 	}
-	links := reDDGLink().FindAllStringSubmatch(body, -1)
-	snippets := reDDGSnippet().FindAllStringSubmatch(body, -1)
+	links := reDDGLink.get().FindAllStringSubmatch(body, -1)
+	snippets := reDDGSnippet.get().FindAllStringSubmatch(body, -1)
 	var out []SearchResult
 	for i, m := range links {
 		if q.Max > 0 && len(out) >= q.Max {
@@ -147,7 +147,7 @@ func ddgTarget(href string) string {
 }
 
 func cleanHTML(s string) string {
-	return strings.Join(strings.Fields(unescapeHTML(reTag().ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(unescapeHTML(reTag.get().ReplaceAllString(s, ""))), " ")
 }
 
 // ExaOptions configures [NewExa].
