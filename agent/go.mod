@@ -23,6 +23,7 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/joshbot/joshbot/sandbox v0.0.0-00010101000000-000000000000 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +41,7 @@ func manifestOf(tools []*mcp.Tool) (Manifest, error) {
 		}
 		m.Tools = append(m.Tools, AdvertisedTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	slices.SortFunc(m.Tools, func(a, b AdvertisedTool) int { return strings.Compare(a.Name, b.Name) })
+	sort.Slice(m.Tools, func(i, j int) bool { return m.Tools[i].Name < m.Tools[j].Name })
 	return m, nil
 }
 

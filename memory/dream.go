@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -403,15 +404,6 @@ func (l *LongTerm) Insights(key string) ([]Insight, error) {
 			out = append(out, in)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Insight) int {
-		da, db := a.Decayed(now), b.Decayed(now)
-		switch {
-		case da > db:
-			return -1
-		case da < db:
-			return 1
-		}
-		return 0
-	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Decayed(now) > out[j].Decayed(now) })
 	return out, nil
 }

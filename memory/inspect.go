@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bufio"
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,7 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -44,7 +43,7 @@ func (s *Store) List() ([]Info, error) {
 		}
 		out = append(out, Info{Key: k, Size: fi.Size(), Updated: fi.ModTime()})
 	}
-	slices.SortStableFunc(out, func(a, b Info) int { return b.Updated.Compare(a.Updated) })
+	sort.SliceStable(out, func(i, j int) bool { return out[j].Updated.Before(out[i].Updated) })
 	return out, nil
 }
 
@@ -248,11 +247,11 @@ func (s *Store) Search(query string, opts *SearchOptions) ([]Hit, error) {
 			}
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		if c := b.Message.Time.Compare(a.Message.Time); c != 0 {
-			return c
+	sort.SliceStable(hits, func(i, j int) bool {
+		if c := hits[j].Message.Time.Compare(hits[i].Message.Time); c != 0 {
+			return c < 0
 		}
-		return cmp.Compare(a.Key, b.Key)
+		return hits[i].Key < hits[j].Key
 	})
 	if len(hits) > limit {
 		hits = hits[:limit]

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -281,14 +282,12 @@ func (s *scorer) results(historyPath string, limit int) ([]Result, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
 		if scores[a] != scores[b] {
-			if scores[a] > scores[b] {
-				return -1
-			}
-			return 1
+			return scores[a] > scores[b]
 		}
-		return s.cands[b].time.Compare(s.cands[a].time)
+		return s.cands[b].time.Before(s.cands[a].time)
 	})
 	if len(order) > limit {
 		order = order[:limit]

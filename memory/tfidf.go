@@ -3,6 +3,7 @@ package memory
 import (
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -202,14 +203,12 @@ func topTerms(v vec, n int) []int32 {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
+	sort.Slice(order, func(i, j int) bool {
+		a, b := order[i], order[j]
 		if v.w[a] != v.w[b] {
-			if v.w[a] > v.w[b] {
-				return -1
-			}
-			return 1
+			return v.w[a] > v.w[b]
 		}
-		return int(v.ids[a] - v.ids[b])
+		return v.ids[a] < v.ids[b]
 	})
 	out := make([]int32, n)
 	for i := range out {
@@ -274,14 +273,12 @@ func makeInsight(m *tfidfModel, vecs []vec, recs []dreamRecord, key string, cl *
 	for id := range cl.sum {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(a, b int32) int {
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := ids[i], ids[j]
 		if cl.sum[a] != cl.sum[b] {
-			if cl.sum[a] > cl.sum[b] {
-				return -1
-			}
-			return 1
+			return cl.sum[a] > cl.sum[b]
 		}
-		return strings.Compare(m.terms[a], m.terms[b])
+		return m.terms[a] < m.terms[b]
 	})
 	for _, id := range ids[:min(len(ids), 8)] {
 		in.Terms = append(in.Terms, m.terms[id])

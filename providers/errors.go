@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -171,7 +170,7 @@ func htmlTitle(body []byte) string {
 	if end < 0 {
 		return ""
 	}
-	return oneLine(html.UnescapeString(string(body[start:start+end])), maxSnippetLen)
+	return oneLine(unescapeHTML(string(body[start:start+end])), maxSnippetLen)
 }
 
 // stripTags drops markup, and the contents of script and style elements,
@@ -199,7 +198,7 @@ func stripTags(body []byte) []byte {
 		i += end + 1
 		out = append(out, ' ')
 	}
-	return []byte(html.UnescapeString(string(out)))
+	return []byte(unescapeHTML(string(out)))
 }
 
 // snippet is oneLine for raw bytes.

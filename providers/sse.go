@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -343,7 +343,7 @@ func (d *streamDecoder) response() *Response {
 	if len(d.calls) == 0 {
 		return out
 	}
-	slices.SortStableFunc(d.calls, func(a, b callBuilder) int { return a.index - b.index })
+	sort.SliceStable(d.calls, func(i, j int) bool { return d.calls[i].index < d.calls[j].index })
 	if d.calls[0].index != 0 || d.calls[len(d.calls)-1].index != len(d.calls)-1 {
 		indices := make([]int, len(d.calls))
 		for i := range d.calls {

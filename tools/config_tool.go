@@ -117,7 +117,7 @@ type profilesTool struct {
 }
 
 // reProfileName is the form of a profile name.
-var reProfileName = lazyRE(`^[A-Za-z0-9_-]{1,40}$`)
+var reProfileName = &lazyRegexp{expr: `^[A-Za-z0-9_-]{1,40}$`}
 
 func (*profilesTool) Name() string { return "subagent_profiles" }
 func (*profilesTool) Description() string {
@@ -182,7 +182,7 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 		return "", missing(tool, "name")
 	}
 	name := strings.TrimSpace(*a.Name)
-	if !reProfileName().MatchString(name) {
+	if !reProfileName.get().MatchString(name) {
 		return "", &ArgumentError{Tool: tool, Argument: "name", Problem: "must be 1 to 40 letters, digits, - or _, got " + shorten(strconv.Quote(name), 60)}
 	}
 	p, exists := profiles[name]

@@ -75,6 +75,17 @@ func filesystemKey(ops []string, schemas []json.RawMessage) string {
 // filesystemSchema merges the operations' schemas into the filesystem
 // tool's: the operation argument, and every operation's arguments.
 func filesystemSchema(ops []string, schemas []json.RawMessage) (json.RawMessage, error) {
+	edit, err := filesystemEdit(ops, schemas)
+	if err != nil {
+		return nil, err
+	}
+	return schemaFor[filesystemArgs](edit), nil
+}
+
+// filesystemEdit returns the edit that turns filesystemArgs' schema into
+// the filesystem tool's, merged from the operations' schemas. It is for
+// one use: it changes the merged properties.
+func filesystemEdit(ops []string, schemas []json.RawMessage) (func(*jsonschema.Schema), error) {
 	props := map[string]*jsonschema.Schema{}
 	users := map[string][]string{}
 	for i, op := range ops {
@@ -91,7 +102,7 @@ func filesystemSchema(ops []string, schemas []json.RawMessage) (json.RawMessage,
 			}
 		}
 	}
-	return schemaFor[filesystemArgs](func(s *jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
 		for name, p := range props {
 			if name == "operation" {
 				continue
@@ -111,7 +122,7 @@ func filesystemSchema(ops []string, schemas []json.RawMessage) (json.RawMessage,
 		for _, op := range ops {
 			s.Properties["operation"].Enum = append(s.Properties["operation"].Enum, op)
 		}
-	}), nil
+	}, nil
 }
 
 type filesystemArgs struct {

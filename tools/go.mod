@@ -23,5 +23,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/joshbot/joshbot/bus v0.0.0-00010101000000-000000000000
 	github.com/joshbot/joshbot/memory v0.0.0-00010101000000-000000000000
+	github.com/yuin/goldmark v1.8.7
 	go.uber.org/goleak v1.3.0
 )

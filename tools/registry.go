@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -186,7 +185,7 @@ func (r *Registry) Definitions() []Definition {
 			},
 		})
 	}
-	slices.SortFunc(defs, func(a, b Definition) int { return strings.Compare(a.Function.Name, b.Function.Name) })
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Function.Name < defs[j].Function.Name })
 	r.defs = defs
 	return defs
 }

@@ -19,7 +19,7 @@ type probeArgs struct {
 
 func TestSchemaForDescribesTheGoType(t *testing.T) {
 	var got any
-	if err := json.Unmarshal(schemaFor[probeArgs](nil), &got); err != nil {
+	if err := json.Unmarshal(inferSchema[probeArgs](nil), &got); err != nil {
 		t.Fatal(err)
 	}
 	var want any
@@ -50,7 +50,7 @@ func TestSchemaForRefusesABadTag(t *testing.T) {
 			t.Fatalf("recover() = %v, want a panic naming the tag", r)
 		}
 	}()
-	schemaFor[bad](nil)
+	inferSchema[bad](nil)
 }
 
 // probeTool counts its runs and has probeArgs' generated schema.
@@ -58,7 +58,7 @@ type probeTool struct{ runs int }
 
 func (*probeTool) Name() string                { return "probe" }
 func (*probeTool) Description() string         { return "probe" }
-func (*probeTool) Parameters() json.RawMessage { return schemaFor[probeArgs](nil) }
+func (*probeTool) Parameters() json.RawMessage { return inferSchema[probeArgs](nil) }
 func (p *probeTool) Execute(context.Context, json.RawMessage) (string, error) {
 	p.runs++
 	return "ran", nil

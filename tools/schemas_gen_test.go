@@ -7,11 +7,14 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // lazySchemas is every package-level lazySchema; TestGeneratedSchemas
@@ -24,6 +27,35 @@ var lazySchemas = []interface {
 	&listDirSchema, &readFileSchema, &writeFileSchema, &memorySearchSchema, &sessionSearchSchema,
 	&messageSchema, &sendFileSchema, &shellSchema, &skillSchema, &subagentSchema, &parallelSchema,
 	&chainSchema, &webFetchSchema, &webSearchSchema,
+}
+
+// editedArgTypes are the argument types given to schemaFor with an edit
+// outside a lazySchema.
+var editedArgTypes = []reflect.Type{reflect.TypeFor[delegateArgs](), reflect.TypeFor[filesystemArgs]()}
+
+// inferSchema is schemaFor without schemas_gen.go: the inference itself.
+func inferSchema[T any](edit func(*jsonschema.Schema)) json.RawMessage {
+	return schemaOf(reflect.TypeFor[T](), edit)
+}
+
+// TestRecordedSchemaEdited: an edit applied to the recorded schema gives
+// the bytes the same edit gives applied to the inferred one, as the
+// delegate tool edits its profile names in.
+func TestRecordedSchemaEdited(t *testing.T) {
+	edit := func(s *jsonschema.Schema) {
+		s.Properties["profile"].Enum = append(s.Properties["profile"].Enum, "coder", "researcher")
+	}
+	got, want := schemaFor[delegateArgs](edit), inferSchema[delegateArgs](edit)
+	if string(got) != string(want) {
+		t.Errorf("recorded and edited:\n got %s\nwant %s", got, want)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "TestGeneratedSchemas") {
+			t.Errorf("recover() = %v, want a panic naming the test that records schemas", r)
+		}
+	}()
+	type unrecorded struct{ A string }
+	schemaFor[unrecorded](nil)
 }
 
 // TestGeneratedSchemas: the schemas recorded in schemas_gen.go are byte
@@ -55,6 +87,20 @@ func TestGeneratedSchemas(t *testing.T) {
 			t.Errorf("%s: schemas_gen.go is stale (go test -run TestGeneratedSchemas -update):\n got %s\nwant %s", k, got, fresh)
 		}
 	}
+	// The argument types whose schema is edited at run time (schemaFor with
+	// an edit): recorded unedited.
+	for _, typ := range editedArgTypes {
+		k := typ.String()
+		if seen[k] {
+			t.Fatalf("two recorded schemas of %s: the generated table is keyed by type", k)
+		}
+		seen[k] = true
+		fresh := schemaOf(typ, nil)
+		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s, true\n", strconv.Quote(k), strconv.Quote(string(fresh)))
+		if got, ok := generatedSchema(k); !*update && (!ok || got != string(fresh)) {
+			t.Errorf("%s is missing or stale in schemas_gen.go (go test -run TestGeneratedSchemas -update)", k)
+		}
+	}
 	// The filesystem tool's schema merged from the builtin file tools'.
 	fileSchemas := map[string]json.RawMessage{
 		"read_file": readFileSchema.fresh(), "write_file": writeFileSchema.fresh(), "edit_file": editFileSchema.fresh(),
@@ -65,9 +111,20 @@ func TestGeneratedSchemas(t *testing.T) {
 		schemas = append(schemas, fileSchemas[op])
 	}
 	k := filesystemKey(fileOperations, schemas)
-	fresh, err := filesystemSchema(fileOperations, schemas)
+	edit, err := filesystemEdit(fileOperations, schemas)
 	if err != nil {
 		t.Fatal(err)
+	}
+	fresh := inferSchema[filesystemArgs](edit)
+	if !*update {
+		// The binary merges onto the recorded filesystemArgs schema.
+		got, err := filesystemSchema(fileOperations, schemas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(fresh) {
+			t.Errorf("the filesystem schema merged onto the recorded one:\n got %s\nwant %s", got, fresh)
+		}
 	}
 	fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s, true\n", strconv.Quote(k), strconv.Quote(string(fresh)))
 	if got, ok := generatedSchema(k); !*update && (!ok || got != string(fresh)) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"mime"
 	"net/http"
@@ -154,12 +153,12 @@ func unwrapURLErr(err error) error {
 }
 
 var (
-	reScriptStyle = lazyRE(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
-	reComment     = lazyRE(`(?s)<!--.*?-->`)
-	reBlockTag    = lazyRE(`(?i)</?(p|div|br|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\b[^>]*>`)
-	reTag         = lazyRE(`(?s)<[^>]*>`)
-	reSpaces      = lazyRE(`[ \t\f\v]+`)
-	reBlankLines  = lazyRE(`\n\s*\n+`)
+	reScriptStyle = &lazyRegexp{expr: `(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`}
+	reComment     = &lazyRegexp{expr: `(?s)<!--.*?-->`}
+	reBlockTag    = &lazyRegexp{expr: `(?i)</?(p|div|br|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\b[^>]*>`}
+	reTag         = &lazyRegexp{expr: `(?s)<[^>]*>`}
+	reSpaces      = &lazyRegexp{expr: `[ \t\f\v]+`}
+	reBlankLines  = &lazyRegexp{expr: `\n\s*\n+`}
 )
 
 // bodyText turns a response body into valid UTF-8 text, reducing HTML to
@@ -179,13 +178,13 @@ func looksHTML(s string) bool {
 }
 
 func htmlText(s string) string {
-	s = reScriptStyle().ReplaceAllString(s, " ")
-	s = reComment().ReplaceAllString(s, " ")
-	s = reBlockTag().ReplaceAllString(s, "\n")
-	s = reTag().ReplaceAllString(s, "")
-	s = html.UnescapeString(s)
-	s = reSpaces().ReplaceAllString(s, " ")
-	s = reBlankLines().ReplaceAllString(s, "\n\n")
+	s = reScriptStyle.get().ReplaceAllString(s, " ")
+	s = reComment.get().ReplaceAllString(s, " ")
+	s = reBlockTag.get().ReplaceAllString(s, "\n")
+	s = reTag.get().ReplaceAllString(s, "")
+	s = unescapeHTML(s)
+	s = reSpaces.get().ReplaceAllString(s, " ")
+	s = reBlankLines.get().ReplaceAllString(s, "\n\n")
 	return strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
 }
 

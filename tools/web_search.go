@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -90,8 +89,8 @@ type duckDuckGo struct {
 func (d *duckDuckGo) Name() string { return "duckduckgo" }
 
 var (
-	reDDGLink    = lazyRE(`(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`)
-	reDDGSnippet = lazyRE(`(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`)
+	reDDGLink    = &lazyRegexp{expr: `(?s)<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]*)"[^>]*>(.*?)</a>`}
+	reDDGSnippet = &lazyRegexp{expr: `(?s)class="[^"]*result__snippet[^"]*"[^>]*>(.*?)</(?:a|div|td)>`}
 )
 
 func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
@@ -108,14 +107,14 @@ func (d *duckDuckGo) Search(ctx context.Context, q SearchQuery) ([]SearchResult,
 	if err != nil {
 		return nil, err
 	}
-	links := reDDGLink().FindAllStringSubmatch(body, -1)
-	snippets := reDDGSnippet().FindAllStringSubmatch(body, -1)
+	links := reDDGLink.get().FindAllStringSubmatch(body, -1)
+	snippets := reDDGSnippet.get().FindAllStringSubmatch(body, -1)
 	var out []SearchResult
 	for i, m := range links {
 		if q.Max > 0 && len(out) >= q.Max {
 			break
 		}
-		r := SearchResult{URL: ddgTarget(html.UnescapeString(m[1])), Title: cleanHTML(m[2])}
+		r := SearchResult{URL: ddgTarget(unescapeHTML(m[1])), Title: cleanHTML(m[2])}
 		if i < len(snippets) {
 			r.Snippet = cleanHTML(snippets[i][1])
 		}
@@ -148,7 +147,7 @@ func ddgTarget(href string) string {
 }
 
 func cleanHTML(s string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(reTag().ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(unescapeHTML(reTag.get().ReplaceAllString(s, ""))), " ")
 }
 
 // ExaOptions configures [NewExa].

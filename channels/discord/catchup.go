@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -157,7 +158,7 @@ func (c *cursors) snapshot() []tracked {
 	for ch, cur := range c.m {
 		out = append(out, tracked{ch, cur})
 	}
-	slices.SortFunc(out, func(a, b tracked) int { return b.cur.Seen.Compare(a.cur.Seen) })
+	sort.Slice(out, func(i, j int) bool { return out[j].cur.Seen.Before(out[i].cur.Seen) })
 	return out
 }
 

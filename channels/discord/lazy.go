@@ -5,8 +5,18 @@ import (
 	"sync"
 )
 
-// lazyRE compiles expr on first use, so package start-up does no work for
-// the commands that never need the expression.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+// lazyRegexp is a regular expression compiled on first use, so package
+// start-up does no work for the commands that never need it. A
+// package-level &lazyRegexp{expr: ...} is laid out by the linker: the
+// package runs no initialisation code for it.
+type lazyRegexp struct {
+	once sync.Once
+	re   *regexp.Regexp
+	expr string
+}
+
+// get returns the compiled expression.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }

@@ -57,7 +57,7 @@ type Command = channels.Command
 // maxDescription is the longest command description Discord takes.
 const maxDescription = 100
 
-var reCommand = lazyRE(`^[a-z0-9_-]{1,32}$`)
+var reCommand = &lazyRegexp{expr: `^[a-z0-9_-]{1,32}$`}
 
 // argsOption is the one free-text option every command takes, so
 // "/model gpt-5" can be written as the slash command model with args
@@ -75,7 +75,7 @@ const argsOption = "args"
 func (d *Discord) SetCommands(ctx context.Context, menu []channels.Command) error {
 	cmds := make([]*discordgo.ApplicationCommand, 0, len(menu))
 	for i, c := range menu {
-		if !reCommand().MatchString(c.Name) {
+		if !reCommand.get().MatchString(c.Name) {
 			return fmt.Errorf("discord: command %d %q must be 1-32 lowercase letters, digits, _ or -", i, c.Name)
 		}
 		if strings.TrimSpace(c.Description) == "" {

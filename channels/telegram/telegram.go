@@ -206,9 +206,10 @@ func errorCode(err error) int {
 	}
 	// telebot formats codes it has no sentinel for as "telegram: ... (400)".
 	s := err.Error()
+	// (Parsed by hand: fmt.Sscanf would link fmt's whole scanner, ~25 KB.)
 	if i := strings.LastIndex(s, "("); i >= 0 && strings.HasSuffix(s, ")") {
-		var code int
-		if _, err := fmt.Sscanf(s[i:], "(%d)", &code); err == nil {
+		num, _, _ := strings.Cut(s[i+1:], ")")
+		if code, err := strconv.Atoi(strings.TrimLeft(num, " \t\r\n")); err == nil {
 			return code
 		}
 	}

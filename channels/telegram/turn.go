@@ -90,7 +90,7 @@ type Command = channels.Command
 // maxDescription is the longest command description Telegram shows.
 const maxDescription = 256
 
-var reCommand = lazyRE(`^[a-z0-9_]{1,32}$`)
+var reCommand = &lazyRegexp{expr: `^[a-z0-9_]{1,32}$`}
 
 // SetCommands implements [channels.CommandMenu]: it publishes the command
 // menu Telegram shows under "/". The whole list is checked first; a name
@@ -100,7 +100,7 @@ var reCommand = lazyRE(`^[a-z0-9_]{1,32}$`)
 func (t *Telegram) SetCommands(ctx context.Context, menu []channels.Command) error {
 	cmds := make([]tele.Command, 0, len(menu))
 	for i, c := range menu {
-		if !reCommand().MatchString(c.Name) {
+		if !reCommand.get().MatchString(c.Name) {
 			return fmt.Errorf("telegram: command %d %q must be 1-32 lowercase letters, digits or underscores", i, c.Name)
 		}
 		if strings.TrimSpace(c.Description) == "" {

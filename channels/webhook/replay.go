@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -186,14 +186,11 @@ func (g *replayGuard) entries() []replayEntry {
 	for k, at := range g.seen {
 		out = append(out, replayEntry{Key: k, At: at.Unix()})
 	}
-	slices.SortFunc(out, func(a, b replayEntry) int {
-		if a.At != b.At {
-			return int(a.At - b.At)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].At != out[j].At {
+			return out[i].At < out[j].At
 		}
-		if a.Key < b.Key {
-			return -1
-		}
-		return 1
+		return out[i].Key < out[j].Key
 	})
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 )
 
 // Preflight answers "would joshbot start, and with what?" without dialling
@@ -111,7 +110,7 @@ func (p *Preflight) WriteText(w io.Writer) error {
 	}
 	if len(p.Models) > 0 {
 		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		tw := newTable(&b)
 		fmt.Fprintln(tw, "ROLE\tPROVIDER\tWIRE MODEL\tAPI HOST\tCREDENTIAL\tRETRIES\tTIMEOUT")
 		for _, m := range p.Models {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", m.Role, m.Provider, m.WireModel, m.APIHost, m.Credential, m.MaxRetries, m.Timeout)
@@ -186,7 +185,7 @@ func (l *ProfileList) WriteText(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "NAME\tPROVIDER\tWIRE MODEL\tAPI HOST\tKEY\tSTATUS\tDESCRIPTION")
 	for _, p := range l.Profiles {
 		name := p.Name

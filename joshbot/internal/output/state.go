@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -42,7 +41,7 @@ func (l *SessionList) WriteText(w io.Writer) error {
 		return err
 	}
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "SESSION\tMESSAGES\tSIZE\tUPDATED")
 	for _, s := range l.Sessions {
 		stamp := s.Updated.UTC().Format(time.DateTime)
@@ -246,7 +245,7 @@ func (m *MemoryReport) WriteText(w io.Writer) error {
 		return HumanSize(*n)
 	}
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintf(tw, "Workspace:\t%s\n", m.Workspace)
 	fmt.Fprintf(tw, "MEMORY.md:\t%s (limit %s; the overflow is consolidated, never cut)\n", size(m.MemoryBytes), HumanSize(m.MemoryLimitBytes))
 	fmt.Fprintf(tw, "Session memories:\t%d files in %s\n", m.SessionMemories, m.SessionMemoryDir)
@@ -268,7 +267,7 @@ func (m *MemoryReport) WriteText(w io.Writer) error {
 	}
 	if len(m.Scopes) > 0 {
 		b.WriteString("\nWhere each session's learned facts go (and which its prompt shows):\n")
-		tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		tw = newTable(&b)
 		for _, s := range m.Scopes {
 			var where string
 			switch {

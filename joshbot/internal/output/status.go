@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -170,7 +169,7 @@ func (s *Status) WriteText(w io.Writer) error {
 	if len(s.MCPServers) == 0 {
 		b.WriteString("MCP: no servers declared\n")
 	} else {
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		tw := newTable(&b)
 		for _, m := range s.MCPServers {
 			state := "disabled"
 			if m.Enabled {
@@ -243,7 +242,7 @@ type ConfigEntry struct {
 func (l *ConfigList) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Config: %s\n\n", l.Config)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
 	for _, e := range l.Settings {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, e.Value, e.Source)
@@ -276,7 +275,7 @@ type AuthEntry struct {
 func (a *AuthStatus) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Config: %s\n\n", a.Config)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "PROVIDER\tIN USE\tCREDENTIAL\tSTATE")
 	for _, p := range a.Providers {
 		used, state := "no", "missing"
@@ -330,7 +329,7 @@ func (t *TuningStatus) WriteText(w io.Writer) error {
 		state = fmt.Sprintf("on: raises of %s up to %s, at most one per %s", t.Step, t.MaxBump, t.Cooldown)
 	}
 	fmt.Fprintf(&b, "Tuning: %s\n\n", state)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "OPERATION\tCONFIGURED\tRAISE\tEFFECTIVE\tTIMEOUTS\tSUCCESSES\tCHANGED")
 	for _, o := range t.Operations {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", o.Operation, o.Configured, o.Bump, o.Effective, o.Timeouts, o.Successes, dash(o.ChangedAt))

@@ -33,10 +33,10 @@ const Marker = "[REDACTED]"
 
 var (
 	// authHeader keeps the header name, the separator and the scheme.
-	authHeader = lazyRE(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;)\]}]+)`)
+	authHeader = &lazyRegexp{expr: `(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][A-Za-z0-9_\-]*\s+)?([^\s"',;)\]}]+)`}
 
 	// urlPassword matches the password of scheme://user:password@host.
-	urlPassword = lazyRE(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
+	urlPassword = &lazyRegexp{expr: `(://[^/\s:@]+:)([^/\s@]+)(@)`}
 )
 
 // Redactor redacts text for one home directory. The zero value redacts
@@ -49,7 +49,7 @@ type Redactor struct {
 	initSecrets sync.Once
 	// homeRe matches home where it is a path; compiled on first use, as
 	// most text never contains home. Nil without a home.
-	homeRe func() *regexp.Regexp
+	homeRe *lazyRegexp
 }
 
 // New returns a Redactor that shows home as ~. Empty home, or "/", turns
@@ -59,7 +59,7 @@ func New(home string) *Redactor {
 	home = strings.TrimRight(home, "/")
 	if home != "" {
 		r.home = home
-		r.homeRe = lazyRE(regexp.QuoteMeta(home) + `(/|[^A-Za-z0-9_.\-]|\.\s|\.$|$)`)
+		r.homeRe = &lazyRegexp{expr: regexp.QuoteMeta(home) + `(/|[^A-Za-z0-9_.\-]|\.\s|\.$|$)`}
 	}
 	return r
 }
@@ -88,8 +88,8 @@ func (r *Redactor) String(s string) string {
 	if !containsFold(s, "authorization") {
 		return r.HomePath(redactAssignmentsAndURLs(s))
 	}
-	s = authHeader().ReplaceAllStringFunc(s, func(m string) string {
-		sub := authHeader().FindStringSubmatch(m)
+	s = authHeader.get().ReplaceAllStringFunc(s, func(m string) string {
+		sub := authHeader.get().FindStringSubmatch(m)
 		if sub[3] == Marker || sub[3] == Marker[:len(Marker)-1] || placeholder(sub[3]) {
 			return m
 		}
@@ -101,7 +101,7 @@ func (r *Redactor) String(s string) string {
 func redactAssignmentsAndURLs(s string) string {
 	s = redactAssignments(s)
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
-		s = urlPassword().ReplaceAllString(s, "${1}"+Marker+"${3}")
+		s = urlPassword.get().ReplaceAllString(s, "${1}"+Marker+"${3}")
 	}
 	return s
 }
@@ -161,7 +161,7 @@ func (r *Redactor) HomePath(s string) string {
 	if r.homeRe == nil || !strings.Contains(s, r.home) {
 		return s
 	}
-	return r.homeRe().ReplaceAllString(s, "~$1")
+	return r.homeRe.get().ReplaceAllString(s, "~$1")
 }
 
 // secretKey reports whether a JSON object key names a credential.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,7 +45,7 @@ func (s *secretSet) add(v string) {
 			forms = append(forms, f)
 		}
 	}
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	sort.Slice(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
 	s.forms.Store(&forms)
 }
 

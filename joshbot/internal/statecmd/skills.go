@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +104,7 @@ func runSkillsList(_ context.Context, opts *skillsListOptions) error {
 			SHA256: s.Hash, State: state, Trusted: s.Trusted, Problem: s.Problem,
 		})
 	}
-	slices.SortFunc(doc.Skills, func(x, y output.SkillItem) int { return strings.Compare(x.Name, y.Name) })
+	sort.Slice(doc.Skills, func(i, j int) bool { return doc.Skills[i].Name < doc.Skills[j].Name })
 	return output.Write(opts.IO.Out, format, doc)
 }
 
