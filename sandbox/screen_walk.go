@@ -9,7 +9,6 @@ import (
 	"sync"
 	"unicode"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -339,14 +338,15 @@ func (w *walker) fields(word *syntax.Word) ([]field, error) {
 	words := []*syntax.Word{cp}
 	if braced {
 		words = nil
-		for bw, err := range expand.BracesSeq(nil, cp) {
-			if err != nil {
-				return nil, refuse("brace expansion in %q makes too many words", raw)
-			}
+		more, err := braceWords(cp, func(bw *syntax.Word) bool {
 			words = append(words, bw)
-			if len(words) > maxFields {
-				return nil, refuse("brace expansion in %q makes more than %d words", raw, maxFields)
-			}
+			return len(words) <= maxFields
+		})
+		if err != nil {
+			return nil, refuse("brace expansion in %q cannot be read: %v", raw, err)
+		}
+		if !more {
+			return nil, refuse("brace expansion in %q makes more than %d words", raw, maxFields)
 		}
 	}
 	for _, bw := range words {
@@ -400,13 +400,6 @@ func allLit(parts []syntax.WordPart) bool {
 		}
 	}
 	return true
-}
-
-// literal expands a word that holds no parameter, arithmetic or command
-// expansion. A nil environment makes any expansion an error rather than
-// a guess.
-func literal(word *syntax.Word) (string, error) {
-	return expand.Literal(&expand.Config{Env: expand.ListEnviron(), NoUnset: true}, word)
 }
 
 // tilde reports whether an unquoted word starts with a tilde or holds one
