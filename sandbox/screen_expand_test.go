@@ -53,7 +53,7 @@ func expandFields(w *walker, word *syntax.Word) ([]field, error) {
 		}
 	}
 	for _, bw := range words {
-		f := field{raw: raw, braced: braced}
+		f := field{raw: raw, braced: braced, home: tildeHome(bw)}
 		for i, p := range bw.Parts {
 			switch p := p.(type) {
 			case *syntax.Lit:
@@ -232,4 +232,39 @@ func FuzzFieldsMatchExpand(f *testing.F) {
 		}
 		compareWords(t, src)
 	})
+}
+
+// TestBracedTildeRefused: bash expands braces before tildes, so a home
+// directory can hide in a brace alternative. expand left "~" as written
+// (no HOME in its environment) and the screen took "~/.ssh/id_rsa" for a
+// path in the workspace; with "~root" it asked os/user.
+func TestBracedTildeRefused(t *testing.T) {
+	s, err := NewScreener(&ScreenOptions{Mode: ScreenAllowlist, Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"cat {~/.ssh/id_rsa,x}", "cat {~root/.ssh/id_rsa,x}", "cat {,~/.ssh/id_rsa}",
+		"cat {a,b}{=,x}~/.ssh/id_rsa", "cat a{:,x}~/.ssh/id_rsa", "cat {x,~}", "wc -l {~nosuch/f,x}",
+	} {
+		if err := s.Check(cmd, "/ws"); err == nil {
+			t.Errorf("Check(%q) admitted a home directory hidden in braces", cmd)
+		}
+	}
+	// A computed word that starts at a home directory was admitted in
+	// deny list mode, where computed paths are read.
+	d, err := NewScreener(&ScreenOptions{Mode: ScreenDenylist, Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"cat ~/$f", "cat {~,x}/$f"} {
+		if err := d.Check(cmd, "/ws"); err == nil {
+			t.Errorf("deny list Check(%q) admitted a computed path under a home directory", cmd)
+		}
+	}
+	for _, cmd := range []string{"cat {a,b}.txt", "cat '{~,x}'", `cat \~/x`, "cat x{,'~'/f}", "cat x{,~/f}"} {
+		if err := s.Check(cmd, "/ws"); err != nil {
+			t.Errorf("Check(%q) = %v, want admitted", cmd, err)
+		}
+	}
 }

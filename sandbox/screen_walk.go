@@ -319,6 +319,9 @@ type field struct {
 	glob bool
 	// braced marks a word produced by brace expansion.
 	braced bool
+	// home marks a word bash may start at a home directory: after brace
+	// expansion, its unquoted text starts with "~" or holds "=~" or ":~".
+	home bool
 }
 
 func (w *walker) rawOf(n syntax.Node) string {
@@ -350,7 +353,7 @@ func (w *walker) fields(word *syntax.Word) ([]field, error) {
 		}
 	}
 	for _, bw := range words {
-		f := field{raw: raw, braced: braced}
+		f := field{raw: raw, braced: braced, home: tildeHome(bw)}
 		for i, p := range bw.Parts {
 			switch p := p.(type) {
 			case *syntax.Lit:
@@ -393,6 +396,24 @@ func (w *walker) fields(word *syntax.Word) ([]field, error) {
 	return out, nil
 }
 
+// tildeHome reports whether a word, after brace expansion, has a tilde
+// where bash would expand it: at the start of its unquoted text, or after
+// an unquoted "=" or ":". Braces are expanded before tildes, so
+// "{~,x}/.ssh" reaches the home directory though no "~" leads the word
+// as written.
+func tildeHome(word *syntax.Word) bool {
+	var sb strings.Builder
+	for _, p := range word.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			sb.WriteString(lit.Value)
+		} else {
+			sb.WriteByte(0) // quoted or computed text ends the run
+		}
+	}
+	s := sb.String()
+	return strings.HasPrefix(s, "~") || strings.Contains(s, "=~") || strings.Contains(s, ":~")
+}
+
 func allLit(parts []syntax.WordPart) bool {
 	for _, p := range parts {
 		if _, ok := p.(*syntax.Lit); !ok {
@@ -405,6 +426,9 @@ func allLit(parts []syntax.WordPart) bool {
 // tilde reports whether an unquoted word starts with a tilde or holds one
 // after "=" or ":", where bash expands it to a home directory.
 func (f field) tilde() bool {
+	if f.home {
+		return true
+	}
 	if f.dynamic || !strings.Contains(f.raw, "~") {
 		return false
 	}
