@@ -3,9 +3,11 @@
 //
 // It builds the release binary (static, stripped), starts fakellm, and runs
 // each process scenario -n times as a fresh process, in interleaved rounds
-// (one run of every scenario per round), taking wall time from its own
-// timer and peak RSS and minor page faults from the kernel's rusage of the
-// child. Wall times are judged as the median of per-round ratios to a
+// (one run of every scenario per round). Each run is started by a small
+// static C launcher (bench/launch), which times it and reads its peak RSS
+// and minor page faults from the kernel's rusage: started by benchrun
+// itself, a child's peak would count benchrun's own memory.
+// Wall times are judged as the median of per-round ratios to a
 // reference scenario of the same rounds (the libraries' floor for
 // `version`, `version` for a turn), page faults as a count over the
 // libraries' floor; memory and size against absolute targets. It reads
@@ -88,6 +90,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 	defer os.RemoveAll(tmp)
 
 	bin := filepath.Join(tmp, "joshbot")
+	launcher := filepath.Join(tmp, "launch")
 	log.Printf("building release binary")
 	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", "-s -w"); err != nil {
 		return err
@@ -172,6 +175,9 @@ func run(root, out string, n int, parts map[string]bool) error {
 			}},
 	}
 	if parts["process"] {
+		if err := buildLauncher(root, launcher); err != nil {
+			return err
+		}
 		// The floor: an empty static Go program, run the same way.
 		floor := filepath.Join(tmp, "floor")
 		if err := goBuild(root, floor, "./bench/floor", "-s -w"); err != nil {
@@ -223,7 +229,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 				if sc.bin != "" {
 					exe = sc.bin
 				}
-				w, r, f, err := measure(exe, sc.args(i))
+				w, r, f, err := measure(launcher, exe, sc.args(i))
 				if err != nil {
 					return fmt.Errorf("%s: %w", sc.name, err)
 				}
@@ -237,12 +243,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 		for j, sc := range scenarios {
 			g := got[j]
 			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Ref: sc.wallRef, MaxRatio: sc.wallRatio, PerRound: true, Samples: g.wall})
-			if sc.bin == "" {
-				// Not for the floor: rusage's peak counts the forked child
-				// up to its exec, so a peak below the driver's own is not
-				// the program's.
-				rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: g.rss})
-			}
+			rep.add(Figure{Name: sc.name + " peak RSS", Unit: "MiB", Target: sc.rssTarget, Samples: g.rss})
 			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Ref: sc.faultRef, MaxOver: sc.faultsOver, PerRound: true, Samples: g.faults,
 				Note: "minor faults, from rusage: the machine-independent twin of the wall time"})
 		}
@@ -433,22 +434,71 @@ func onboard(bin, home, url string) (string, error) {
 	return cfg, nil
 }
 
-// measure runs the binary once and returns its wall time, minor page faults and peak RSS in
-// MiB.
-func measure(bin string, args []string) (wall time.Duration, rss, faults float64, err error) {
+// measure runs the binary once through the launcher and returns its wall
+// time, peak RSS in MiB and minor page faults, all as the launcher saw
+// them: the program's own, not benchrun's (see bench/launch/launch.c).
+func measure(launcher, bin string, args []string) (wall time.Duration, rss, faults float64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer r.Close()
+	cmd := exec.CommandContext(ctx, launcher, append([]string{bin}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err = cmd.Run()
-	wall = time.Since(start)
+	cmd.ExtraFiles = []*os.File{w} // fd 3
+	err = cmd.Start()
+	w.Close()
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.Bytes())
+		return 0, 0, 0, err
 	}
-	return wall, peakRSS(cmd.ProcessState), minorFaults(cmd.ProcessState), nil
+	line, _ := io.ReadAll(r)
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, 0, fmt.Errorf("launch %s: %v\n%s", bin, err, stderr.Bytes())
+	}
+	u, err := parseLaunch(string(line))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if u.code != 0 {
+		return 0, 0, 0, fmt.Errorf("%s %s: exit status %d\n%s", bin, strings.Join(args, " "), u.code, stderr.Bytes())
+	}
+	if u.maxRSSKiB <= u.launcherKiB {
+		return 0, 0, 0, fmt.Errorf("%s: peak RSS %d KiB is not above the launcher's own %d KiB, so it is not the program's", bin, u.maxRSSKiB, u.launcherKiB)
+	}
+	return time.Duration(u.wallNS), float64(u.maxRSSKiB) / 1024, float64(u.minflt), nil
+}
+
+// launchUsage is the line bench/launch writes on fd 3.
+type launchUsage struct {
+	maxRSSKiB, minflt, wallNS, launcherKiB, code int64
+}
+
+// parseLaunch reads "maxrss_kib minflt wall_ns launch_hwm_kib exit_code".
+func parseLaunch(line string) (launchUsage, error) {
+	var u launchUsage
+	if _, err := fmt.Sscanf(strings.TrimSpace(line), "%d %d %d %d %d", &u.maxRSSKiB, &u.minflt, &u.wallNS, &u.launcherKiB, &u.code); err != nil {
+		return u, fmt.Errorf("launcher reported %q: %v", line, err)
+	}
+	return u, nil
+}
+
+// buildLauncher compiles bench/launch/launch.c statically with the
+// host's C compiler: a Go launcher would be at least the Go runtime's own
+// peak, the size of the smallest figure it is to measure.
+func buildLauncher(root, out string) error {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		return fmt.Errorf("process figures need a C compiler (cc) to build bench/launch, the launcher that keeps benchrun's memory out of peak RSS: %w", err)
+	}
+	cmd := exec.Command(cc, "-static", "-O2", "-o", out, filepath.Join(root, "bench", "launch", "launch.c"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("cc bench/launch/launch.c: %v\n%s", err, b)
+	}
+	return nil
 }
 
 // idleSettle is how long an idle gateway runs before its memory is read:
