@@ -28,13 +28,17 @@ ARG GOPROXY
 ARG VERSION=dev
 # /out/state/data becomes /data: COPY of a directory copies its contents into a destination it
 # creates with mode 0755, so the parent is copied to keep /data's own owner and 0700 mode.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION}" -o /out/joshbot ./joshbot/cmd/joshbot \
+# joshbot-sandbox, the helper that confines each shell command, is built first: joshbot carries its
+# Go build ID and runs it from beside itself only when it is that very build.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox \
+ && id=$(go tool buildid /out/joshbot-sandbox) \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION} -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID=${id}" -o /out/joshbot ./joshbot/cmd/joshbot \
  && mkdir -p /out/state/data && chown 65532:65532 /out/state/data && chmod 0700 /out/state/data
 
-# minimal: the static binary alone. The shell tool has no shell to run here.
+# minimal: the static binary (and its sandbox helper) alone. The shell tool has no shell to run here.
 FROM scratch AS minimal
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
-COPY --from=build /out/joshbot /joshbot
+COPY --from=build /out/joshbot /out/joshbot-sandbox /
 COPY --from=build /out/state/ /
 ENV JOSHBOT_HOME=/data HOME=/data
 USER 65532:65532
@@ -51,7 +55,7 @@ FROM ${RUNTIME_IMAGE} AS default
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 RUN { grep -q '^[^:]*:[^:]*:65532:' /etc/passwd || echo 'joshbot:x:65532:65532:joshbot:/data:/sbin/nologin' >> /etc/passwd; } \
  && { grep -q '^[^:]*:[^:]*:65532:' /etc/group || echo 'joshbot:x:65532:' >> /etc/group; }
-COPY --from=build /out/joshbot /usr/local/bin/joshbot
+COPY --from=build /out/joshbot /out/joshbot-sandbox /usr/local/bin/
 COPY --from=build /out/state/ /
 ENV JOSHBOT_HOME=/data HOME=/data
 USER 65532:65532

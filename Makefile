@@ -87,16 +87,26 @@ bench:
 bench-go:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
 
-## build: the joshbot binary in ./bin.
-build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/joshbot ./joshbot/cmd/joshbot
+# The linker variable that carries the Go build ID of joshbot-sandbox, the helper that confines
+# each shell command on Linux: joshbot runs the helper beside it only when it is that very build.
+HELPER_ID_VAR := github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID
 
-## cross: prove the binary compiles for every supported platform.
+## build: the joshbot binary in ./bin, and on Linux its sandbox helper bin/joshbot-sandbox beside it.
+build:
+	@set -e; id=; if [ "$$($(GO) env GOOS)" = linux ]; then \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox; \
+		id=$$($(GO) tool buildid bin/joshbot-sandbox); \
+	fi; \
+	echo "CGO_ENABLED=0 $(GO) build -trimpath -ldflags \"$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id\" -o bin/joshbot ./joshbot/cmd/joshbot"; \
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id" -o bin/joshbot ./joshbot/cmd/joshbot
+
+## cross: prove the binary and its sandbox helper compile for every supported platform.
 cross:
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
 		echo "== build $$p"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -o /dev/null ./joshbot/cmd/joshbot-sandbox; \
 	done
 
 ## docker-check: build both Docker targets (default, minimal) for real and verify each image:
@@ -120,13 +130,20 @@ deps-docker:
 		fi; \
 	fi
 
-## release: static, stripped, versioned binaries for every platform, with SHA-256 sums, in ./dist.
+## release: static, stripped, versioned binaries for every platform, with SHA-256 sums, in ./dist;
+## for Linux also joshbot-sandbox-<version>-<platform>, the helper to install as joshbot-sandbox
+## beside joshbot.
 release:
 	@set -e; rm -rf dist; mkdir -p dist; for p in $(PLATFORMS); do \
 		os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; arm=; if [ "$$arch" = arm ]; then arm=$${rest#*/}; fi; \
-		name=joshbot-$(VERSION)-$$os-$$arch$${arm:+v$$arm}; [ "$$os" = windows ] && name=$$name.exe; \
+		plat=$(VERSION)-$$os-$$arch$${arm:+v$$arm}; name=joshbot-$$plat; [ "$$os" = windows ] && name=$$name.exe; \
+		id=; if [ "$$os" = linux ]; then \
+			echo "== joshbot-sandbox-$$plat"; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "-s -w" -o dist/joshbot-sandbox-$$plat ./joshbot/cmd/joshbot-sandbox; \
+			id=$$($(GO) tool buildid dist/joshbot-sandbox-$$plat); \
+		fi; \
 		echo "== $$name"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o dist/$$name ./joshbot/cmd/joshbot; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -ldflags "$(LDFLAGS) -X $(HELPER_ID_VAR)=$$id" -o dist/$$name ./joshbot/cmd/joshbot; \
 	done; cd dist && sha256sum joshbot-* > SHA256SUMS; cat SHA256SUMS
 
 ## release-check: the publishing rehearsal and the guards (release/): versions.yaml lists every

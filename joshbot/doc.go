@@ -12,7 +12,8 @@
 // (binary_test.go), file by file for the gateway.
 //
 //	cmd/joshbot         main: the sandbox helper check, then the command line
-//	     |
+//	     |              (cmd/joshbot-sandbox, the dedicated sandbox helper,
+//	     |              imports the sandbox module and nothing of the binary)
 //	     v
 //	internal/cli        the root command, flags -> Options -> run for the
 //	     |              conversation, service and config commands; no

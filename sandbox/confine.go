@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/joshbot/joshbot/sandbox/internal/confine"
 )
 
 // ErrUnsupported is returned by [New] when this platform or kernel has no
@@ -29,7 +31,7 @@ var ErrNetworkUndeniable = errors.New("the sandbox cannot deny network access he
 // [Sandbox.Command] as the confining helper. A program that uses the
 // Linux sandbox calls [RunHelperIfRequested] first thing in main (and a
 // test binary in TestMain), before it does anything else.
-const HelperArg = "__sandbox-exec__"
+const HelperArg = confine.Arg
 
 // Policy says what a confined command may reach. Paths that do not exist
 // are ignored, so a list of build caches can name caches this machine
@@ -58,12 +60,28 @@ type Policy struct {
 	AllowNetwork bool
 }
 
+// ErrHelperMismatch is wrapped by the error [Sandbox.Command] returns when
+// [Options.HelperBuildID] is set and the file at [Options.Helper] does not
+// carry that build ID: a helper from another build (a stale copy left
+// beside an upgraded program, say) is never run.
+var ErrHelperMismatch = errors.New("the sandbox helper is not the expected build")
+
 // Options configures [New]. A nil *Options means the defaults.
 type Options struct {
 	// Helper is the executable re-run as the confining helper on Linux.
 	// Empty means os.Executable(), the running program, which must call
-	// [RunHelperIfRequested] at the top of main.
+	// [RunHelperIfRequested] at the top of main. A small program whose
+	// main calls only [RunHelperIfRequested] starts in about half the
+	// time of a large one, and every confined command pays that start.
 	Helper string
+	// HelperBuildID, when not empty, is the Go build ID the file at
+	// Helper must carry: what `go tool buildid` prints for it, whose last
+	// part hashes the file's content. The file is opened and its ID read
+	// once, on the first [Sandbox.Command], and that open file is what
+	// every command then runs; a file that differs is never run, and
+	// Command fails with an error wrapping [ErrHelperMismatch]. Empty runs
+	// Helper unchecked.
+	HelperBuildID string
 	// ProxyAllow, when not nil, admits addresses the network proxy would
 	// otherwise refuse as not public (see [DialControl]): an operator's
 	// explicit opt-in, or a test reaching a server on loopback. Nil
@@ -77,6 +95,8 @@ type Options struct {
 type Sandbox struct {
 	policy     Policy
 	helper     string
+	helperID   string
+	helperExe  helperFile
 	report     Report
 	proxyAllow func(netip.AddrPort) bool
 	plat       platformState
@@ -130,7 +150,13 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{policy: pol, report: rep}
 	if opts != nil {
-		s.helper, s.proxyAllow = opts.Helper, opts.ProxyAllow
+		s.helper, s.helperID, s.proxyAllow = opts.Helper, opts.HelperBuildID, opts.ProxyAllow
+	}
+	if s.helperID != "" && s.helper == "" {
+		return nil, errors.New("sandbox: Options.HelperBuildID is set but Options.Helper is empty; name the helper file it is the build ID of")
+	}
+	if s.helper == "" {
+		s.helper, s.helperID = defaultHelper.path, defaultHelper.id
 	}
 	if s.helper == "" && runtime.GOOS == "linux" {
 		exe, err := os.Executable()
@@ -212,6 +238,11 @@ func realDir(p string) (string, error) {
 	}
 	return r, nil
 }
+
+// defaultHelper is the helper, and its build ID, of a sandbox whose
+// Options.Helper is empty; empty means os.Executable(). Tests set it to
+// run their corpus through a dedicated helper.
+var defaultHelper struct{ path, id string }
 
 // probe is Probe; tests replace it to play systems without a sandbox.
 var probe = Probe

@@ -65,6 +65,8 @@
 //
 // On Linux a [Sandbox] runs each command in new user, mount, PID,
 // network, IPC, UTS and cgroup namespaces. The program re-executes itself
+// (or runs a dedicated helper program, [Options.Helper], pinned by
+// [Options.HelperBuildID])
 // as a helper ([HelperArg], [RunHelperIfRequested]) that becomes the first
 // process of the new PID namespace and stays as its init: it builds a
 // private root (a tmpfs holding the system directories read-only, the

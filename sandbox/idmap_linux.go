@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -35,7 +36,7 @@ func (s *Sandbox) idmapped(dir string, readOnly bool) (*os.File, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
-	ns, err := s.usernsFor(owner{st.Uid, st.Gid})
+	ns, err := usernsFor(owner{st.Uid, st.Gid})
 	if err != nil {
 		return nil, err
 	}
@@ -62,20 +63,48 @@ func idmappedMount(dirfd int, dir string, userns *os.File, readOnly bool) (*os.F
 	return os.NewFile(uintptr(fd), dir), nil
 }
 
+// usernses holds, for the life of the process, the user namespaces made
+// for idmapped mounts, one per owner. Each maps that one owner to
+// [hostID] and can never change, so every sandbox, and the probe, shares
+// them: only the first sandbox of a process pays for starting the
+// process a namespace is born in.
+var usernses struct {
+	mu sync.Mutex
+	m  map[owner]*os.File
+}
+
 // usernsFor returns, making it on first use, a user namespace that maps
 // o to [hostID].
-func (s *Sandbox) usernsFor(o owner) (*os.File, error) {
-	s.plat.mu.Lock()
-	defer s.plat.mu.Unlock()
-	if f := s.plat.userns[o]; f != nil {
+func usernsFor(o owner) (*os.File, error) {
+	usernses.mu.Lock()
+	defer usernses.mu.Unlock()
+	if f := usernses.m[o]; f != nil {
 		return f, nil
 	}
 	f, err := newUserns(o)
 	if err != nil {
 		return nil, err
 	}
-	s.plat.userns[o] = f
+	if usernses.m == nil {
+		usernses.m = map[owner]*os.File{}
+	}
+	usernses.m[o] = f
 	return f, nil
+}
+
+// keepUserns records f as the user namespace for o, unless one is kept
+// already.
+func keepUserns(o owner, f *os.File) {
+	usernses.mu.Lock()
+	defer usernses.mu.Unlock()
+	if usernses.m[o] != nil {
+		f.Close()
+		return
+	}
+	if usernses.m == nil {
+		usernses.m = map[owner]*os.File{}
+	}
+	usernses.m[o] = f
 }
 
 // newUserns makes a user namespace mapping o to [hostID] and returns a
@@ -108,11 +137,10 @@ func newUserns(o owner) (*os.File, error) {
 
 // probeIDMap makes an idmapped mount of the temporary directory.
 func probeIDMap() Layer {
-	ns, err := newUserns(owner{0, 0})
+	ns, err := usernsFor(owner{0, 0})
 	if err != nil {
 		return Layer{Detail: err.Error()}
 	}
-	defer ns.Close()
 	fd, err := unix.Open(os.TempDir(), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Layer{Detail: err.Error()}

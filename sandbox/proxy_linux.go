@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -96,33 +95,4 @@ func startProxy(allow func(netip.AddrPort) bool) (child *os.File, stop func(), e
 		ctl.Close()
 	}
 	return child, stop, nil
-}
-
-// startForwarder runs in the helper: it listens on 127.0.0.1 inside the
-// command's network namespace and hands each connection to the parent's
-// proxy over fd. It returns the port.
-func startForwarder(fd int) (int, error) {
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		return 0, err
-	}
-	go func() {
-		for {
-			c, err := ln.AcceptTCP()
-			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
-					return
-				}
-				continue
-			}
-			f, err := c.File()
-			c.Close()
-			if err != nil {
-				continue
-			}
-			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0)
-			f.Close()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -268,21 +267,6 @@ type archRules struct {
 	x32    bool
 	denied []uintptr
 	rules  []argRule
-}
-
-// installSeccomp sets no_new_privs and installs the filter on the calling
-// thread only; the caller has locked its goroutine to the thread and
-// starts the command from it, so the command inherits the filter.
-func installSeccomp(filter []unix.SockFilter) error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		return fmt.Errorf("installing the seccomp filter: %w", err)
-	}
-	runtime.KeepAlive(filter)
-	return nil
 }
 
 // probeSeccomp reports whether the kernel has seccomp filters and this

@@ -89,7 +89,14 @@ func run(root, out string, n int, parts map[string]bool) error {
 
 	bin := filepath.Join(tmp, "joshbot")
 	log.Printf("building release binary")
-	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench"); err != nil {
+	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", "-s -w"); err != nil {
+		return err
+	}
+	helperID, err := exec.Command("go", "tool", "buildid", filepath.Join(filepath.Dir(bin), "joshbot-sandbox")).Output()
+	if err != nil {
+		return fmt.Errorf("go tool buildid joshbot-sandbox: %w", err)
+	}
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID="+strings.TrimSpace(string(helperID))); err != nil {
 		return err
 	}
 	fake := filepath.Join(tmp, "fakellm")

@@ -27,13 +27,14 @@ var leaves = []string{
 // binary, the packages of the binary it may import (leaves are allowed to
 // every package but each other's callers; see allowedInBinary).
 var binaryAllowed = map[string][]string{
-	"cmd/joshbot":       {"internal/cli"},
-	"internal/cli":      {"internal/runtime", "internal/gateway", "internal/serve", "internal/statecmd", "internal/cmdutil"},
-	"internal/statecmd": {"internal/runtime", "internal/cmdutil"},
-	"internal/cmdutil":  {"internal/runtime"},
-	"internal/gateway":  {"internal/runtime"},
-	"internal/serve":    {"internal/runtime"},
-	"internal/runtime":  nil,
+	"cmd/joshbot":         {"internal/cli"},
+	"cmd/joshbot-sandbox": nil,
+	"internal/cli":        {"internal/runtime", "internal/gateway", "internal/serve", "internal/statecmd", "internal/cmdutil"},
+	"internal/statecmd":   {"internal/runtime", "internal/cmdutil"},
+	"internal/cmdutil":    {"internal/runtime"},
+	"internal/gateway":    {"internal/runtime"},
+	"internal/serve":      {"internal/runtime"},
+	"internal/runtime":    nil,
 }
 
 // adapters are the channel adapter packages: only the gateway's surface

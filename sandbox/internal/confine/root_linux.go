@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // /proc and the policy's directories, and a second pivot_root makes it
 // the root and detaches everything else. Nothing of the host is mounted
 // writable except the policy's read-write directories.
-func buildRoot(spec *helperSpec) error {
+func buildRoot(spec *Spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -42,7 +42,7 @@ func buildRoot(spec *helperSpec) error {
 	if err := mountTmpfs("/newroot", "mode=0755"); err != nil {
 		return err
 	}
-	for _, d := range systemDirs {
+	for _, d := range SystemDirs {
 		if err := bindSystem(d); err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func buildDev() error {
 // a symbolic link: a command could have planted one in the workspace on
 // an earlier call, to have a directory it may only read, or one outside,
 // mounted read-write where the link points.
-func placeMount(m mountSpec) error {
+func placeMount(m Mount) error {
 	dst := "/newroot" + m.Path
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package confine
+
+// RunIfRequested returns at once: only Linux re-executes a helper.
+func RunIfRequested() {}

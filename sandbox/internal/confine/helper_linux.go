@@ -1,0 +1,445 @@
+//go:build linux
+
+package confine
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// SystemDirs are bound read-only into every private root: the toolchain
+// and its libraries. /sys, /run and /home are left out; a command that
+// needs more is given it by [Policy.ReadOnly].
+var SystemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store"}
+
+// devFiles are the only device nodes in a private /dev.
+var devFiles = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// Mount is one policy directory in the private root.
+type Mount struct {
+	Path string `json:"path"`
+	RO   bool   `json:"ro,omitempty"`
+	// FD is the helper's descriptor of a detached idmapped mount to move
+	// to Path; 0 means bind Path from the host.
+	FD int `json:"fd,omitempty"`
+}
+
+// Spec is what the parent tells the helper, as JSON in argv[2]. It
+// carries paths, flags and descriptor numbers, never anything secret.
+type Spec struct {
+	Mounts  []Mount  `json:"mounts"`
+	Dir     string   `json:"dir"`
+	RW      []string `json:"rw"`
+	RO      []string `json:"ro"`
+	Network bool     `json:"net"`
+	ProxyFD int      `json:"proxy_fd,omitempty"`
+	// BPF is the seccomp filter's instructions (see FilterBytes).
+	BPF []byte `json:"bpf"`
+}
+
+func envValue(env []string, name string) string {
+	for _, kv := range slices.Backward(env) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// RunIfRequested confines and runs the command when this process
+// was started by the sandbox's Command (os.Args[1] is [Arg]); otherwise
+// it returns at once. The helper is the first process of the command's
+// PID namespace: it builds the private root, starts the command, forwards
+// signals to it, reaps every orphan, and exits with the command's status,
+// at which the kernel kills whatever the command left behind. It never
+// returns; on a setup failure it prints the reason and exits with status
+// 126, the shell's "cannot execute", so nothing runs unconfined.
+func RunIfRequested() {
+	if len(os.Args) < 2 || os.Args[1] != Arg {
+		return
+	}
+	// Capabilities, no_new_privs and the seccomp filter are per thread;
+	// the command is started from this one.
+	runtime.LockOSThread()
+	code, err := runHelper(os.Args[2:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		os.Exit(126)
+	}
+	os.Exit(code)
+}
+
+func runHelper(args []string) (int, error) {
+	if len(args) < 3 || args[1] != "--" {
+		return 0, errors.New("helper started with malformed arguments")
+	}
+	var spec Spec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		return 0, fmt.Errorf("helper policy: %w", err)
+	}
+	argv := args[2:]
+	// Nothing the parent passed (the helper's own executable, the proxy's
+	// socket) may reach the command.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return 0, fmt.Errorf("close_range: %w", err)
+	}
+	if os.Getpid() != 1 {
+		return 0, errors.New("the helper is not the first process of a new PID namespace")
+	}
+	// The first signal.Notify starts the runtime's signal thread and
+	// waits for it, some hundreds of microseconds on a busy machine; it
+	// does so while the root is built. A signal that arrives before the
+	// command starts is forwarded as soon as it has.
+	sigs := make(chan os.Signal, 8)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+		close(notified)
+	}()
+	filter, err := FilterFrom(spec.BPF)
+	if err != nil {
+		return 0, err
+	}
+	if err := buildRoot(&spec); err != nil {
+		return 0, fmt.Errorf("private root: %w", err)
+	}
+	if err := unix.Sethostname([]byte("sandbox")); err != nil {
+		return 0, fmt.Errorf("hostname: %w", err)
+	}
+	if err := loopbackUp(); err != nil {
+		return 0, fmt.Errorf("loopback: %w", err)
+	}
+	env := os.Environ()
+	if spec.ProxyFD > 0 {
+		port, err := startForwarder(spec.ProxyFD)
+		if err != nil {
+			return 0, fmt.Errorf("network proxy: %w", err)
+		}
+		p := fmt.Sprintf("http://127.0.0.1:%d", port)
+		env = setEnv(env, "HTTP_PROXY="+p, "HTTPS_PROXY="+p, "http_proxy="+p, "https_proxy="+p,
+			"ALL_PROXY="+p, "all_proxy="+p, "NO_PROXY=", "no_proxy=")
+	}
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		if path, err = lookPath(path, envValue(env, "PATH")); err != nil {
+			return 0, err
+		}
+	}
+	if err := applyLandlock(&spec); err != nil {
+		return 0, err
+	}
+	if err := dropCapabilities(); err != nil {
+		return 0, err
+	}
+	if err := installSeccomp(filter); err != nil {
+		return 0, err
+	}
+	stdio, drain, err := relayStdio()
+	if err != nil {
+		return 0, fmt.Errorf("standard streams: %w", err)
+	}
+	<-notified
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir: spec.Dir, Env: env, Files: stdio,
+		// A session of its own has no controlling terminal, so /dev/tty
+		// cannot reach the keystrokes meant for an approval prompt.
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", argv[0], err)
+	}
+	// Signals are forwarded from this thread: Landlock gave each thread
+	// of the helper a domain of its own, the command shares this one's,
+	// and a signal scoped by Landlock (ABI 6 and later) reaches only
+	// processes of the sender's domain, so from any other thread the kill
+	// fails with EPERM. Children are reaped on another thread meanwhile.
+	exits := make(chan reaped, 1)
+	go reap(pid, exits)
+	for {
+		var e reaped
+		select {
+		case sig := <-sigs:
+			syscall.Kill(pid, sig.(syscall.Signal))
+			continue
+		case e = <-exits:
+		}
+		if e.err != nil {
+			return 0, fmt.Errorf("waiting for the command: %w", e.err)
+		}
+		ws := e.status
+		// Whatever the command left behind dies now, not when this
+		// process exits, so its output can be drained to the end first.
+		unix.Kill(-1, unix.SIGKILL)
+		drain()
+		if ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ws.ExitStatus(), nil
+	}
+}
+
+// reaped is how the command ended, or why waiting for it failed.
+type reaped struct {
+	status unix.WaitStatus
+	err    error
+}
+
+// reap waits for every child of the helper, reaping the orphans the
+// command leaves behind, until the command (pid) itself ends, and sends
+// its status.
+func reap(pid int, exits chan<- reaped) {
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			exits <- reaped{err: err}
+			return
+		}
+		if wpid == pid {
+			exits <- reaped{status: ws}
+			return
+		}
+	}
+}
+
+// relayStdio gives the command pipes of its own for the standard
+// streams that are pipes or sockets, and copies between them and the
+// helper's. The parent's pipes belong to the parent's uid, which the
+// command's id cannot reopen, so /dev/stdout and /dev/stderr would fail
+// on them. It returns the command's descriptors and a function that
+// waits, briefly, for the output copies to end once every writer is gone.
+func relayStdio() (fds []uintptr, drain func(), err error) {
+	fds = []uintptr{0, 1, 2}
+	var wg sync.WaitGroup
+	var st [3]unix.Stat_t
+	var mine []*os.File
+	for i := range 3 {
+		if err := unix.Fstat(i, &st[i]); err != nil {
+			continue
+		}
+		if t := st[i].Mode & unix.S_IFMT; t != unix.S_IFIFO && t != unix.S_IFSOCK {
+			continue
+		}
+		if i == 2 && st[2].Dev == st[1].Dev && st[2].Ino == st[1].Ino && fds[1] != 1 {
+			fds[2] = fds[1] // one pipe for both keeps their order
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		orig := os.NewFile(uintptr(i), fmt.Sprintf("fd%d", i))
+		if i == 0 {
+			fds[0] = r.Fd()
+			mine = append(mine, r)
+			go func() { io.Copy(w, orig); w.Close() }()
+			continue
+		}
+		fds[i] = w.Fd()
+		mine = append(mine, w)
+		wg.Add(1)
+		go func() { defer wg.Done(); io.Copy(orig, r); r.Close() }()
+	}
+	drain = func() {
+		for _, f := range mine {
+			f.Close()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return fds, drain, nil
+}
+
+func lookPath(name, pathEnv string) (string, error) {
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}
+
+// applyLandlock restricts every thread of the helper, and so the command,
+// to the paths of the private root.
+func applyLandlock(spec *Spec) error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return fmt.Errorf("landlock unavailable in the helper: %v", err)
+	}
+	cfg := configFor(abi)
+	if spec.Network {
+		// The network namespace and the proxy confine connections; the
+		// command must reach the proxy on loopback.
+		cfg.HandledAccessNet = 0
+	}
+	rw := landlock.RWDirs(spec.RW...).IgnoreIfMissing()
+	if abi >= 2 {
+		rw = rw.WithRefer()
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs(spec.RO...).IgnoreIfMissing(),
+		rw,
+		landlock.RWFiles(prefixAll("/dev/", devFiles)...).IgnoreIfMissing(),
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("applying landlock: %w", err)
+	}
+	return nil
+}
+
+func prefixAll(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// dropCapabilities empties this thread's capability bounding and ambient
+// sets and locks the securebits that would give uid 0 its capabilities
+// back at exec, so the command, uid 0 in its namespace, holds none.
+func dropCapabilities() error {
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	const (
+		noRoot, noRootLocked           = 1 << 0, 1 << 1
+		noSetuidFixup, noSetuidLocked  = 1 << 2, 1 << 3
+		keepCapsLocked                 = 1 << 5
+		noAmbientRaise, noAmbientLockd = 1 << 6, 1 << 7
+	)
+	bits := noRoot | noRootLocked | noSetuidFixup | noSetuidLocked | keepCapsLocked | noAmbientRaise | noAmbientLockd
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {
+		return fmt.Errorf("setting securebits: %w", err)
+	}
+	return nil
+}
+
+// configFor returns the go-landlock configuration handling every right the
+// kernel's ABI knows, so nothing the kernel can restrict is left open.
+func configFor(abi int) landlock.Config {
+	all := []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
+		landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+	if abi >= len(all) {
+		abi = len(all) - 1
+	}
+	return all[abi]
+}
+
+// FilterBytes is filter as the kernel reads it: each instruction's
+// code, jt, jf and k in this machine's byte order, 8 bytes apiece.
+func FilterBytes(filter []unix.SockFilter) []byte {
+	b := make([]byte, 0, 8*len(filter))
+	for _, in := range filter {
+		b = binary.NativeEndian.AppendUint16(b, in.Code)
+		b = append(b, in.Jt, in.Jf)
+		b = binary.NativeEndian.AppendUint32(b, in.K)
+	}
+	return b
+}
+
+// FilterFrom reads back what FilterBytes wrote. The helper installs the
+// filter its parent generated once rather than generate it per command;
+// a spec without one is refused, so no command runs unfiltered.
+func FilterFrom(b []byte) ([]unix.SockFilter, error) {
+	if len(b) == 0 || len(b)%8 != 0 || len(b)/8 > 4096 {
+		return nil, fmt.Errorf("the helper was given no usable seccomp filter (%d bytes)", len(b))
+	}
+	filter := make([]unix.SockFilter, len(b)/8)
+	for i := range filter {
+		in := b[8*i:]
+		filter[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(in), Jt: in[2], Jf: in[3], K: binary.NativeEndian.Uint32(in[4:])}
+	}
+	return filter, nil
+}
+
+// installSeccomp sets no_new_privs and installs the filter on the calling
+// thread only; the caller has locked its goroutine to the thread and
+// starts the command from it, so the command inherits the filter.
+func installSeccomp(filter []unix.SockFilter) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	runtime.KeepAlive(filter)
+	return nil
+}
+
+// startForwarder runs in the helper: it listens on 127.0.0.1 inside the
+// command's network namespace and hands each connection to the parent's
+// proxy over fd. It returns the port.
+func startForwarder(fd int) (int, error) {
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return 0, err
+	}
+	go func() {
+		for {
+			c, err := ln.AcceptTCP()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			f, err := c.File()
+			c.Close()
+			if err != nil {
+				continue
+			}
+			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0)
+			f.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// setEnv returns env with each NAME=value of set replacing any earlier
+// value of NAME.
+func setEnv(env []string, set ...string) []string {
+	out := slices.Clone(env)
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		out = slices.DeleteFunc(out, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		out = append(out, kv)
+	}
+	return out
+}
