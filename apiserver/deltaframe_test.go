@@ -56,3 +56,46 @@ func BenchmarkDeltaFrame(b *testing.B) {
 		}
 	}
 }
+
+// writeCounter is a ResponseWriter that counts its writes.
+type writeCounter struct {
+	*httptest.ResponseRecorder
+	writes int
+}
+
+func (w *writeCounter) Write(b []byte) (int, error) {
+	w.writes++
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestFinishIsOneWrite: the finish chunk, the usage chunk and [DONE] (and
+// the role, when no text came first) leave in a single write, with the
+// bytes each event alone would have.
+func TestFinishIsOneWrite(t *testing.T) {
+	for _, roleSent := range []bool{false, true} {
+		w := &writeCounter{ResponseRecorder: httptest.NewRecorder()}
+		st := newStream(w, time.Unix(1700000000, 0), true)
+		st.roleSent = roleSent
+		st.start()
+		if err := st.finish("stop", Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}); err != nil {
+			t.Fatal(err)
+		}
+		if w.writes != 1 {
+			t.Fatalf("role sent %v: %d writes, want 1", roleSent, w.writes)
+		}
+		var want []byte
+		if !roleSent {
+			f, _ := frame(st.chunk(map[string]any{"content": "", "role": "assistant"}, nil))
+			want = append(want, f...)
+		}
+		stop := "stop"
+		f, _ := frame(st.chunk(map[string]any{}, &stop))
+		want = append(want, f...)
+		f, _ = frame(&chunk{ID: st.id, Object: "chat.completion.chunk", Created: st.created, Model: ModelID, Choices: []chunkChoice{},
+			Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}})
+		want = append(append(want, f...), "data: [DONE]\n\n"...)
+		if got := w.Body.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("role sent %v:\n got %s\nwant %s", roleSent, got, want)
+		}
+	}
+}

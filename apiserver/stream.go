@@ -201,21 +201,36 @@ func (s *stream) delta(text string) error {
 }
 
 func (s *stream) finish(reason string, u Usage) error {
+	// The closing events leave in one write and one flush: they are
+	// ready together, and each flush is a system call.
+	s.buf.Reset()
 	if !s.roleSent {
-		if err := s.delta(""); err != nil {
+		f, err := s.appendDelta(s.buf.AvailableBuffer(), "", true)
+		if err != nil {
 			return err
 		}
+		s.buf.Write(f)
+		s.roleSent = true
 	}
-	if err := s.data(s.chunk(map[string]any{}, &reason)); err != nil {
+	enc := json.NewEncoder(&s.buf)
+	event := func(v any) error {
+		s.buf.WriteString("data: ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		s.buf.WriteString("\n")
+		return nil
+	}
+	if err := event(s.chunk(map[string]any{}, &reason)); err != nil {
 		return err
 	}
 	if s.includeUsage {
-		c := &chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID, Choices: []chunkChoice{}, Usage: u}
-		if err := s.data(c); err != nil {
+		if err := event(&chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID, Choices: []chunkChoice{}, Usage: u}); err != nil {
 			return err
 		}
 	}
-	return s.send([]byte("data: [DONE]\n\n"))
+	s.buf.WriteString("data: [DONE]\n\n")
+	return s.send(s.buf.Bytes())
 }
 
 // fail reports a failure inside a started stream with an error frame, the
