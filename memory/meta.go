@@ -147,8 +147,13 @@ func (s *Store) updateMeta(key string, fn func(*Meta), flush bool) error {
 	}
 	b = append(b, '\n')
 	// The sidecar is small and an older version of it is still valid, so
-	// the directory sync (a second flush per turn) is skipped.
-	_, err = s.replaceFile(path, true, false, func(w *bufio.Writer) error {
+	// the directory sync (a second flush per turn) is skipped. A sidecar
+	// that held and holds nothing but the turn count (a one-shot turn's
+	// flush) is not synced either: a power cut can cost only that count
+	// (a torn file is quarantined by LoadMeta), and the sync cost a
+	// one-shot turn a millisecond or more.
+	countOnly := turnsOnly(Meta{}, before) && turnsOnly(Meta{}, *m)
+	_, err = s.replaceFile(path, !countOnly, false, func(w *bufio.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

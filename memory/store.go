@@ -143,6 +143,8 @@ type Store struct {
 	// wrapWriter, when set, stands between the store and every file it
 	// writes; tests use it to fill the disk.
 	wrapWriter func(name string, w io.Writer) io.Writer
+	// synced, when set, is told of each file replaceFile syncs (tests).
+	synced func(path string)
 }
 
 var errNoDir = errors.New("memory: Store has no directory; create it with NewStore")
@@ -627,6 +629,9 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 	// The rename keeps the inode, and nothing writes after this.
 	if info, err := tmp.Stat(); err == nil {
 		file = stampOf(info)
+	}
+	if syncFile && s.synced != nil {
+		s.synced(path)
 	}
 	if syncFile && syncDir {
 		return file, tmp.Commit(path)

@@ -82,3 +82,37 @@ func TestTurnCountsAreBatched(t *testing.T) {
 		t.Fatalf("a removed session still counts %d turns", n)
 	}
 }
+
+// A sidecar that holds nothing but the turn count is written without a
+// sync (a crash can cost only the count); one that holds a choice of the
+// user's (a model) is synced, also when only turns are added to it.
+func TestTurnCountOnlySidecarIsNotSynced(t *testing.T) {
+	s := mustStore(t, t.TempDir())
+	var synced []string
+	s.synced = func(p string) { synced = append(synced, p) }
+	turn := func(m *Meta) { m.Turns++ }
+	if err := s.UpdateMeta("cli:a", turn); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushMeta(); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := mustStore(t, s.dir).LoadMeta("cli:a"); m.Turns != 1 {
+		t.Fatalf("another process sees %d turns, want 1", m.Turns)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("a count-only sidecar was synced: %v", synced)
+	}
+	if err := s.UpdateMeta("cli:b", func(m *Meta) { m.ModelOverride = "m" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateMeta("cli:b", turn); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushMeta(); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 {
+		t.Fatalf("synced %v, want the model choice and the flush of the sidecar that holds it", synced)
+	}
+}

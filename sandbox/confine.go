@@ -88,6 +88,19 @@ type Options struct {
 	// admits public addresses only. It matters only with
 	// [Policy.AllowNetwork] on Linux.
 	ProxyAllow func(netip.AddrPort) bool
+	// ProbeCache, when not empty, is a file where [New] keeps what
+	// [Probe] found, so that later sandboxes, in this process or the
+	// next, skip the probe's processes. The report is used only when
+	// everything that can change it is as it was when it was made: the
+	// boot, the kernel, this process's ids, capabilities, namespaces and
+	// seccomp state, the sysctls that gate user namespaces, the Landlock
+	// ABI, this program's build and HelperBuildID. Only a report of a
+	// working sandbox is kept. A report that is stale all the same never
+	// weakens confinement: the helper applies every layer and refuses to
+	// run a command when one fails. The file is written 0600, atomically,
+	// in a directory made 0700 when missing. Empty probes every time, and
+	// so does [Probe] itself, the diagnostic. It matters only on Linux.
+	ProbeCache string
 }
 
 // Sandbox starts commands confined to a [Policy]. It is immutable and safe
@@ -113,6 +126,10 @@ func DefaultCacheDirs(home string) []string { return nil }
 // New checks that this system can enforce p and returns a Sandbox for it.
 // It returns an error wrapping [ErrUnsupported], naming the missing layer,
 // when it cannot: a sandbox that was asked for is never quietly weaker.
+// It probes the system ([Probe]) unless [Options.ProbeCache] holds a
+// report made under the same conditions. What commands need beyond that
+// (the seccomp filter, the idmapped mounts of a root process) is made on
+// the first [Sandbox.Command], whose error then names what is missing.
 func New(p *Policy, opts *Options) (*Sandbox, error) {
 	if p == nil || p.Workspace == "" {
 		return nil, errors.New("sandbox: the policy has no workspace")
@@ -140,7 +157,11 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 			return nil, fmt.Errorf("sandbox: cache directory: %w", err)
 		}
 	}
-	rep := probe()
+	var cachePath, cacheHelperID string
+	if opts != nil {
+		cachePath, cacheHelperID = opts.ProbeCache, opts.HelperBuildID
+	}
+	rep := probeFor(cachePath, cacheHelperID)
 	if !rep.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, rep.Reason)
 	}

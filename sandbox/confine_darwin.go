@@ -61,3 +61,6 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 // RunHelperIfRequested returns at once: macOS confines through
 // sandbox-exec, not a re-executed helper.
 func RunHelperIfRequested() {}
+
+// probeKey is empty: the Seatbelt probe is one stat, cheaper than a cache.
+func probeKey(string) string { return "" }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/joshbot/joshbot/sandbox/internal/confine"
@@ -134,34 +135,34 @@ func probeNamespacesStopped() error {
 	return nil
 }
 
-// platformState is what a Linux sandbox prepares once.
+// platformState is what a Linux sandbox prepares on its first command.
 type platformState struct {
 	root bool
-	// bpf is the seccomp filter, generated once here and handed to
-	// every helper in its spec.
+	once sync.Once
+	// bpf is the seccomp filter, generated on the first command and
+	// handed to every helper in its spec.
 	bpf []byte
+	err error
 }
 
-// prepare checks, once, everything a command will need that can fail
-// for a reason the user must fix.
+// prepare does nothing that costs: what commands need is made by
+// [Sandbox.filter] and [Sandbox.idmapped] on the first command.
 func (s *Sandbox) prepare() error {
-	filter, err := seccompFilter()
-	if err != nil {
-		return err
-	}
-	s.plat.bpf = confine.FilterBytes(filter)
 	s.plat.root = os.Geteuid() == 0
-	if !s.plat.root {
-		return nil
-	}
-	for _, m := range s.mounts() {
-		f, err := s.idmapped(m.Path, m.RO)
-		if err != nil {
-			return fmt.Errorf("%w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
-		}
-		f.Close()
-	}
 	return nil
+}
+
+// filter returns the seccomp filter, generated once.
+func (s *Sandbox) filter() ([]byte, error) {
+	s.plat.once.Do(func() {
+		f, err := seccompFilter()
+		if err != nil {
+			s.plat.err = fmt.Errorf("%w: %v", ErrUnsupported, err)
+			return
+		}
+		s.plat.bpf = confine.FilterBytes(f)
+	})
+	return s.plat.bpf, s.plat.err
 }
 
 // mounts lists the policy's directories, parents before children.
@@ -201,13 +202,17 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		return nil, nil, err
 	}
 	files = append(files, exe)
-	spec := confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: s.plat.bpf}
+	bpf, err := s.filter()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	spec := confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
 	for _, m := range s.mounts() {
 		if s.plat.root {
 			f, err := s.idmapped(m.Path, m.RO)
 			if err != nil {
 				cleanup()
-				return nil, nil, fmt.Errorf("sandbox: %w", err)
+				return nil, nil, fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
 			}
 			files = append(files, f)
 			m.FD = 2 + len(files)

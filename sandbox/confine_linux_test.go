@@ -163,17 +163,27 @@ func proxyConnect(port int) string {
 	return fmt.Sprintf(`p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%%:*}/${p##*:} && printf 'CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n' >&3 && head -n1 <&3`, port)
 }
 
-// TestNewFailsClosedWithoutIDMap asks, as root, for a workspace on a
-// filesystem with no idmapped mounts (procfs): New must refuse, naming
-// the layer, rather than give the command the directory some other way.
-func TestNewFailsClosedWithoutIDMap(t *testing.T) {
+// TestCommandFailsClosedWithoutIDMap asks, as root, for a workspace on a
+// filesystem with no idmapped mounts (procfs). The idmapped mounts are
+// made on the first command, so New succeeds; the command must be
+// refused, naming the layer, rather than given the directory some other
+// way, and nothing may run.
+func TestCommandFailsClosedWithoutIDMap(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only a root parent needs idmapped mounts; this test runs as uid", os.Geteuid())
 	}
 	needLandlock(t)
 	sb, err := New(&Policy{Workspace: "/proc/sys"}, nil)
-	if !errors.Is(err, ErrUnsupported) || sb != nil || !strings.Contains(err.Error(), "idmapped mounts") {
-		t.Fatalf("got %v, %v; want ErrUnsupported naming idmapped mounts", sb, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, cleanup, err := sb.Command(context.Background(), "/proc/sys", []string{"/bin/true"}, nil)
+	if err == nil {
+		cleanup()
+		t.Fatalf("got command %v; want ErrUnsupported naming idmapped mounts", cmd.Args)
+	}
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "idmapped mounts") {
+		t.Fatalf("got %v; want ErrUnsupported naming idmapped mounts", err)
 	}
 	t.Log(err)
 }

@@ -56,7 +56,19 @@ func openChecked(path, id string) (*os.File, error) {
 // another build has another ID; reading it costs one small read, where
 // hashing the file would cost milliseconds on every start.
 func goBuildID(f *os.File) (string, error) {
-	buf := make([]byte, 32<<10) // the go command looks no further
+	// The Go linker puts the note within the first two pages; the go
+	// command looks as far as 32 KiB, so that is read only when the
+	// first 8 KiB hold no ID. Each page of a larger buffer is a page
+	// fault more on every start.
+	if id, err := readGoBuildID(f, 8<<10); err == nil {
+		return id, nil
+	}
+	return readGoBuildID(f, 32<<10)
+}
+
+// readGoBuildID is goBuildID looking in the first size bytes.
+func readGoBuildID(f *os.File, size int) (string, error) {
+	buf := make([]byte, size)
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", err

@@ -22,9 +22,9 @@ var privateDirs = []string{"sessions", "memory"}
 // session.
 const modesStamp = ".modes-checked"
 
-// stampSlack absorbs coarse file-system clocks: a directory changed
-// within this much of the last walk counts as changed.
-const stampSlack = 2 * time.Second
+// fileCheckEvery is how long a walk that found every file of a tree
+// private holds: within it, starts re-check only the directories.
+const fileCheckEvery = time.Hour
 
 // TightenHome puts the state back to owner-only modes: sessions/ and
 // memory/ with everything in them, and, when home is joshbot's own state
@@ -34,14 +34,15 @@ const stampSlack = 2 * time.Second
 // operator's other files, so only its sessions/ and memory/ are touched.
 //
 // A file copied in, a restore from a backup or a umask can loosen them
-// between runs, so every start re-applies the modes of every directory.
-// The files of a directory are checked again only when it may hold a
-// loosened one: when no walk has found the tree private yet, when an
-// entry was added, renamed or removed since the last walk (the
-// directory's modification time), or when the directory's own mode had
-// loosened (a chmod -R). A file chmod-ed on its own in an unchanged
-// directory stays behind that 0700 directory until the next change.
-// This keeps start-up from growing with the number of stored sessions.
+// between runs, so every start re-applies the modes of every directory,
+// which alone keeps the files in them out of other users' reach. The
+// files themselves are examined when no walk has found the tree private
+// within the last hour (a stamp, .modes-checked, in the tree's top
+// directory), or, in a directory whose own mode had loosened (a chmod
+// -R), at once. Joshbot's own writes change the directories on every
+// turn, so their modification times cannot tell a copied-in file apart;
+// the hour keeps start-up from growing with the number of stored
+// sessions while a loosened file is still found within the hour.
 //
 // Links are not followed. One warning names how many paths were
 // loosened, with a few of them; nothing is logged when all were already
@@ -113,20 +114,16 @@ func tightenHome(home string, log *slog.Logger) (examined int) {
 		}
 		start := time.Now()
 		stamp := filepath.Join(p, modesStamp)
-		var since time.Time
+		fresh := false
 		if fi, err := os.Lstat(stamp); err == nil && fi.Mode().IsRegular() {
-			since = fi.ModTime().Add(-stampSlack)
+			age := start.Sub(fi.ModTime())
+			fresh = age >= 0 && age < fileCheckEvery
 		}
 		failedBefore := len(failed)
 		var walk func(dir string, d fs.DirEntry)
 		walk = func(dir string, d fs.DirEntry) {
-			loosened := fix(dir, d)
-			fi, err := d.Info()
-			if err != nil {
-				failed = append(failed, config.Tilde(dir)+": "+err.Error())
-				return
-			}
-			changed := since.IsZero() || loosened || !fi.ModTime().Before(since)
+			loosened := fix(dir, d) // always: directories are checked every start
+			check := !fresh || loosened
 			kids, err := os.ReadDir(dir)
 			if err != nil {
 				failed = append(failed, config.Tilde(dir)+": "+err.Error())
@@ -137,13 +134,13 @@ func tightenHome(home string, log *slog.Logger) (examined int) {
 				switch {
 				case k.IsDir():
 					walk(q, k)
-				case changed && k.Name() != modesStamp:
+				case check && k.Name() != modesStamp:
 					fix(q, k)
 				}
 			}
 		}
 		walk(p, e)
-		if len(failed) == failedBefore {
+		if !fresh && len(failed) == failedBefore {
 			markChecked(stamp, start)
 		}
 	}

@@ -12,10 +12,10 @@ import (
 
 // TestTightenHomeDoesNotStatEveryFileOnEveryStart: start-up cost must not
 // grow with the number of stored sessions. Once a walk has found
-// sessions/ private, later starts look at the directories and skip the
-// files of a directory that has not changed since; a file added (copied
-// in, restored) or a directory loosened (chmod -R) brings its files back
-// into the check.
+// sessions/ private, starts within the hour re-check the directories
+// only, even though joshbot's own saves change them on every turn; a
+// loosened directory (chmod -R) brings its files back at once, and a
+// file copied in loosely is found once the hour is over.
 func TestTightenHomeDoesNotStatEveryFileOnEveryStart(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("JOSHBOT_HOME", home)
@@ -30,29 +30,19 @@ func TestTightenHomeDoesNotStatEveryFileOnEveryStart(t *testing.T) {
 		}
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// Directory times are compared with a little slack for coarse
-	// clocks; age the tree so this start is not "just after" the last.
-	age := func() {
-		// The directory last changed before the walk that stamped it.
-		for p, ago := range map[string]time.Duration{sessions: 2 * time.Minute, filepath.Join(sessions, modesStamp): time.Minute} {
-			if _, err := os.Lstat(p); err == nil {
-				old := time.Now().Add(-ago)
-				if err := os.Chtimes(p, old, old); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	stamp := filepath.Join(sessions, modesStamp)
 	if got := tightenHome(home, quiet); got < n {
 		t.Fatalf("first start looked at %d files, want all %d", got, n)
 	}
-	age()
+	// A turn saves a session: the directory changes, as on every turn.
+	if err := os.WriteFile(filepath.Join(sessions, "cli_new.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if got := tightenHome(home, quiet); got >= n/10 {
-		t.Fatalf("a start with nothing changed looked at %d files of %d, want only the directories", got, n)
+		t.Fatalf("a start within the hour looked at %d files of %d, want only the directories", got, n)
 	}
 
-	// A file copied in loosely: its directory changed, so it is fixed.
-	age()
+	// A file copied in loosely: found once the last full walk is an hour old.
 	loose := filepath.Join(sessions, "tg_copied.jsonl")
 	if err := os.WriteFile(loose, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -60,14 +50,22 @@ func TestTightenHomeDoesNotStatEveryFileOnEveryStart(t *testing.T) {
 	if err := os.Chmod(loose, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tightenHome(home, quiet)
+	old := time.Now().Add(-fileCheckEvery - time.Minute)
+	if err := os.Chtimes(stamp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := tightenHome(home, quiet); got < n {
+		t.Fatalf("a start an hour after the last full walk looked at %d files, want all", got)
+	}
 	if fi, _ := os.Stat(loose); fi.Mode().Perm() != 0o600 {
-		t.Errorf("a file copied in since the last start stayed %v", fi.Mode().Perm())
+		t.Errorf("a file copied in stayed %v after the hour", fi.Mode().Perm())
+	}
+	if got := tightenHome(home, quiet); got >= n/10 {
+		t.Fatalf("the walk after the hour did not renew the stamp: next start looked at %d files", got)
 	}
 
 	// chmod -R go+r: the directory's own mode gives it away, so every
-	// file in it is checked again.
-	age()
+	// file in it is checked again at once.
 	victim := filepath.Join(sessions, "cli_7.jsonl")
 	for p, m := range map[string]os.FileMode{sessions: 0o755, victim: 0o644} {
 		if err := os.Chmod(p, m); err != nil {

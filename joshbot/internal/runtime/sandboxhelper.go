@@ -23,21 +23,30 @@ const HelperBuildIDVar = "github.com/joshbot/joshbot/joshbot/internal/runtime.he
 // build) means joshbot re-runs itself as the helper.
 var helperBuildID string
 
-// sandboxOptions returns the sandbox options for a joshbot whose
-// executable is exe and whose helper build ID is id: the dedicated
-// helper beside exe when id is known and the file is there, checked
-// against id before its first use (a helper of another build is never
-// run: each shell command then fails saying so); nil, joshbot itself as
-// the helper, otherwise.
-func sandboxOptions(exe, id string) *sandbox.Options {
+// ProbeCacheName is the file, in the state directory's cache directory,
+// where the sandbox keeps what its probe found (sandbox.Options.ProbeCache):
+// beside, never inside, the sandbox's own build caches, which confined
+// commands may write.
+const ProbeCacheName = "sandbox-probe.json"
+
+// sandboxOptions returns the sandbox options for a joshbot whose state
+// directory is home, whose executable is exe and whose helper build ID is
+// id: the probe's report kept under home/cache, and the dedicated helper
+// beside exe when id is known and the file is there, checked against id
+// before its first use (a helper of another build is never run: each
+// shell command then fails saying so); otherwise joshbot itself is the
+// helper.
+func sandboxOptions(home, exe, id string) *sandbox.Options {
+	o := &sandbox.Options{ProbeCache: filepath.Join(home, "cache", ProbeCacheName)}
 	if id == "" || exe == "" || goruntime.GOOS != "linux" {
-		return nil
+		return o
 	}
 	p := filepath.Join(filepath.Dir(exe), HelperName)
 	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-		return nil
+		return o
 	}
-	return &sandbox.Options{Helper: p, HelperBuildID: id}
+	o.Helper, o.HelperBuildID = p, id
+	return o
 }
 
 // executable is os.Executable, or empty when it is unknown.

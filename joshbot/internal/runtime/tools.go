@@ -96,7 +96,7 @@ func (o *Options) newShell(cfg *config.Config, home, realDir string, approval to
 			// ~/.cache or Go module cache.
 			CacheDir:     filepath.Join(home, "cache", "sandbox"),
 			AllowNetwork: tc.ShellSandboxAllowNetwork,
-		}, sandboxOptions(executable(), helperBuildID))
+		}, sandboxOptions(home, executable(), helperBuildID))
 		if errors.Is(err, sandbox.ErrNetworkUndeniable) {
 			return nil, errors.New("tools.shell_sandbox is \"workspace\", but this system's sandbox cannot deny network access (Landlock ABI 4 or later is needed); " +
 				"set tools.shell_sandbox_allow_network to true to accept that, or tools.shell_sandbox to \"off\" to run only allowlisted commands, unconfined")
