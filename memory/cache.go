@@ -58,19 +58,6 @@ type fileStamp struct {
 	ok       bool
 }
 
-// appendable returns what a save needs to append to key's file: the
-// cached file's digest and size, how many messages it holds, its stamp
-// and whether its directory entry is synced.
-func (c *sessionCache) appendable(key string) (sum uint64, size, n int, file fileStamp, dirSynced, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || !e.file.ok {
-		return 0, 0, 0, fileStamp{}, false, false
-	}
-	return e.sum, e.size, len(e.msgs), e.file, e.dirSynced, true
-}
-
 // appendBase is what a save that only adds messages builds on: the
 // cached entry's file, its messages (the cache's own, to read and never
 // change) and, when kept, the hash state after its bytes.
