@@ -39,6 +39,9 @@ type stream struct {
 	started  bool // headers sent
 	roleSent bool
 	buf      bytes.Buffer
+	// prefix is the start of every delta's data event, up to and with
+	// `"content":`; made by the first.
+	prefix []byte
 }
 
 func newStream(w http.ResponseWriter, now time.Time, includeUsage bool) *stream {
@@ -119,19 +122,55 @@ func frame(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// deltaFrame is the frame [stream.delta] would send.
+// deltaFrame is the frame [stream.delta] would send, in a buffer of its
+// own for a frame that waits in an [outq].
 func (s *stream) deltaFrame(text string) ([]byte, error) {
-	d := map[string]any{"content": text}
-	role := !s.roleSent
-	if role {
-		d["role"] = "assistant"
-	}
-	f, err := frame(s.chunk(d, nil))
-	if err == nil && role {
+	f, err := s.appendDelta(nil, text, !s.roleSent)
+	if err == nil {
 		s.roleSent = true
 	}
 	return f, err
 }
+
+// appendDelta appends to dst the data event of a chunk whose delta holds
+// text, and the assistant role when role is set. It writes the bytes
+// encoding the [chunk] would (the same keys in the same order, the delta's
+// in a map's sorted order) without building the chunk: a turn sends one
+// per token, and the prefix up to the text is the same for all of them.
+func (s *stream) appendDelta(dst []byte, text string, role bool) ([]byte, error) {
+	if s.prefix == nil {
+		c := s.chunk(map[string]any{"content": ""}, nil)
+		f, err := frame(c)
+		if err != nil {
+			return nil, err
+		}
+		s.prefix = f[:bytes.Index(f, []byte(`"content":`))+len(`"content":`)]
+	}
+	quoted, err := json.Marshal(text)
+	if err != nil {
+		return nil, err
+	}
+	suffix := `},"finish_reason":null,"logprobs":null}]}` + "\n\n"
+	if s.includeUsage {
+		suffix = `},"finish_reason":null,"logprobs":null}],"usage":null}` + "\n\n"
+	}
+	n := len(dst) + len(s.prefix) + len(quoted) + len(suffix)
+	if role {
+		n += len(roleMember)
+	}
+	if cap(dst) < n {
+		dst = append(make([]byte, 0, n), dst...)
+	}
+	dst = append(append(dst, s.prefix...), quoted...)
+	if role {
+		dst = append(dst, roleMember...)
+	}
+	return append(dst, suffix...), nil
+}
+
+// roleMember follows "content" in the first delta: a map's keys are
+// encoded sorted.
+const roleMember = `,"role":"assistant"`
 
 // progressFrame is a tool progress note as one SSE comment line.
 func progressFrame(p *Progress) ([]byte, error) {
@@ -152,30 +191,46 @@ func (s *stream) chunk(delta map[string]any, finish *string) *chunk {
 }
 
 func (s *stream) delta(text string) error {
-	d := map[string]any{"content": text}
-	if !s.roleSent {
-		d["role"] = "assistant"
-		s.roleSent = true
+	s.buf.Reset()
+	f, err := s.appendDelta(s.buf.AvailableBuffer(), text, !s.roleSent)
+	if err != nil {
+		return err
 	}
-	return s.data(s.chunk(d, nil))
+	s.roleSent = true
+	return s.send(f)
 }
 
 func (s *stream) finish(reason string, u Usage) error {
+	// The closing events leave in one write and one flush: they are
+	// ready together, and each flush is a system call.
+	s.buf.Reset()
 	if !s.roleSent {
-		if err := s.delta(""); err != nil {
+		f, err := s.appendDelta(s.buf.AvailableBuffer(), "", true)
+		if err != nil {
 			return err
 		}
+		s.buf.Write(f)
+		s.roleSent = true
 	}
-	if err := s.data(s.chunk(map[string]any{}, &reason)); err != nil {
+	enc := json.NewEncoder(&s.buf)
+	event := func(v any) error {
+		s.buf.WriteString("data: ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		s.buf.WriteString("\n")
+		return nil
+	}
+	if err := event(s.chunk(map[string]any{}, &reason)); err != nil {
 		return err
 	}
 	if s.includeUsage {
-		c := &chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID, Choices: []chunkChoice{}, Usage: u}
-		if err := s.data(c); err != nil {
+		if err := event(&chunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: ModelID, Choices: []chunkChoice{}, Usage: u}); err != nil {
 			return err
 		}
 	}
-	return s.send([]byte("data: [DONE]\n\n"))
+	s.buf.WriteString("data: [DONE]\n\n")
+	return s.send(s.buf.Bytes())
 }
 
 // fail reports a failure inside a started stream with an error frame, the

@@ -183,3 +183,30 @@ func benchmarkDream(b *testing.B, n int) {
 func BenchmarkDreamConsolidate1k(b *testing.B)  { benchmarkDream(b, 1_000) }
 func BenchmarkDreamConsolidate10k(b *testing.B) { benchmarkDream(b, 10_000) }
 func BenchmarkDreamConsolidate50k(b *testing.B) { benchmarkDream(b, 50_000) }
+
+// BenchmarkSaveTurn is a turn's two writes on a 200-message session: the
+// user's message staged, then the answer saved durably.
+func BenchmarkSaveTurn(b *testing.B) {
+	s, err := NewStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess := &Session{Key: "api:bench", Messages: benchMessages(200)}
+	if err := s.Save(sess); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(sess.Messages) > 260 {
+			sess.Messages = sess.Messages[:200]
+		}
+		sess.Messages = append(sess.Messages, Message{Role: "user", Content: "a question", Time: time.Now()})
+		if err := s.Stage(sess); err != nil {
+			b.Fatal(err)
+		}
+		sess.Messages = append(sess.Messages, Message{Role: "assistant", Content: "an answer", Time: time.Now()})
+		if err := s.Save(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

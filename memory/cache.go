@@ -43,6 +43,10 @@ type cacheEntry struct {
 	// it (see Store.saveByAppend).
 	file      fileStamp
 	dirSynced bool
+	// state is the hash after the file's bytes, when the writer kept it
+	// (hasState), so an append can hash only what it adds.
+	state    maphash.Hash
+	hasState bool
 }
 
 // fileStamp identifies one version of a file (see stampOf); the zero
@@ -54,17 +58,61 @@ type fileStamp struct {
 	ok       bool
 }
 
-// appendable returns what a save needs to append to key's file: the
-// cached file's digest and size, how many messages it holds, its stamp
-// and whether its directory entry is synced.
-func (c *sessionCache) appendable(key string) (sum uint64, size, n int, file fileStamp, dirSynced, ok bool) {
+// appendBase is what a save that only adds messages builds on: the
+// cached entry's file, its messages (the cache's own, to read and never
+// change) and, when kept, the hash state after its bytes.
+type appendBase struct {
+	sum       uint64
+	size      int
+	msgs      []Message
+	file      fileStamp
+	dirSynced bool
+	state     maphash.Hash
+	hasState  bool
+}
+
+// base returns key's appendBase, or false when there is no entry with a
+// known file to append to. Entries are replaced, never changed, so the
+// messages stay valid after the lock is released.
+func (c *sessionCache) base(key string) (appendBase, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok || !e.file.ok {
-		return 0, 0, 0, fileStamp{}, false, false
+		return appendBase{}, false
 	}
-	return e.sum, e.size, len(e.msgs), e.file, e.dirSynced, true
+	return appendBase{sum: e.sum, size: e.size, msgs: e.msgs, file: e.file, dirSynced: e.dirSynced, state: e.state, hasState: e.hasState}, true
+}
+
+// sameMessages reports whether a encodes to the same lines as b, where b
+// are messages as decoding gives them (see asDecoded). Equal fields
+// encode alike; times are compared by their JSON form. A false answer
+// only costs the caller the full comparison of the encoded bytes.
+func sameMessages(a, b []Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID || x.Name != y.Name || x.Kind != y.Kind ||
+			!slices.Equal(x.ToolCalls, y.ToolCalls) || !slices.Equal(x.Attachments, y.Attachments) || !sameTime(x.Time, y.Time) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTime reports whether a and b are written alike in a session line.
+func sameTime(a, b time.Time) bool {
+	if a == b {
+		return true
+	}
+	if a.IsZero() || b.IsZero() {
+		return a.IsZero() && b.IsZero()
+	}
+	ja, erra := a.MarshalJSON()
+	jb, errb := b.MarshalJSON()
+	return erra == nil && errb == nil && string(ja) == string(jb)
 }
 
 func newSessionCache() *sessionCache {
@@ -92,6 +140,16 @@ func (c *sessionCache) get(key string, sum uint64, size int) ([]Message, bool) {
 // hashing to sum, evicting the least recently used entries over the
 // bounds. A file over the byte bound is not cached.
 func (c *sessionCache) put(key string, sum uint64, size int, msgs []Message, file fileStamp, dirSynced bool) {
+	c.putEntry(key, sum, nil, size, msgs, file, dirSynced)
+}
+
+// putState is put with the hash state after the file's bytes, which lets
+// the next append hash only its own bytes.
+func (c *sessionCache) putState(key string, h *maphash.Hash, size int, msgs []Message, file fileStamp, dirSynced bool) {
+	c.putEntry(key, h.Sum64(), h, size, msgs, file, dirSynced)
+}
+
+func (c *sessionCache) putEntry(key string, sum uint64, h *maphash.Hash, size int, msgs []Message, file fileStamp, dirSynced bool) {
 	if size > cacheMaxBytes {
 		c.drop(key)
 		return
@@ -103,7 +161,11 @@ func (c *sessionCache) put(key string, sum uint64, size int, msgs []Message, fil
 		c.bytes -= old.size
 	}
 	c.tick++
-	c.entries[key] = &cacheEntry{sum: sum, size: size, msgs: own, used: c.tick, file: file, dirSynced: dirSynced}
+	e := &cacheEntry{sum: sum, size: size, msgs: own, used: c.tick, file: file, dirSynced: dirSynced}
+	if h != nil {
+		e.state, e.hasState = *h, true
+	}
+	c.entries[key] = e
 	c.bytes += size
 	for len(c.entries) > cacheMaxEntries || c.bytes > cacheMaxBytes {
 		lru := ""

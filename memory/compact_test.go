@@ -216,7 +216,7 @@ func TestResetRemoveReadSearch(t *testing.T) {
 	}
 	before, _ := os.ReadFile(p)
 	snap, err := s.Read("api:b")
-	if err != nil || snap.Unreadable != 1 || len(snap.Messages) != 1 || snap.Size != int64(len(before)) || len(snap.SHA256) != 64 {
+	if err != nil || snap.Unreadable != 0 || !snap.Interrupted || len(snap.Messages) != 1 || snap.Size != int64(len(before)) || len(snap.SHA256) != 64 {
 		t.Fatalf("snapshot %+v %v", snap, err)
 	}
 	if after, _ := os.ReadFile(p); string(after) != string(before) {

@@ -76,7 +76,8 @@
 // Nothing is acknowledged before it is on stable storage: session files are
 // replaced by a synced temporary file, and the append-only files
 // (history archives, HISTORY.md, the dream logs) are synced after each
-// append. Steps that move data from one file to another write the
+// append; HISTORY.md entries added at once share one write and one sync,
+// and none returns before it. Steps that move data from one file to another write the
 // destination first (compaction archives before it shortens the session,
 // dream consolidation stores insights before it drops the raw records), so
 // a crash at any point costs at most a repeated step.

@@ -113,8 +113,13 @@ type Snapshot struct {
 	Key string
 	// Messages are the readable messages, in file order.
 	Messages []Message
-	// Unreadable counts lines that were skipped.
+	// Unreadable counts lines that were skipped as damaged.
 	Unreadable int
+	// Interrupted reports that the file ends in part of a line that does
+	// not decode: a save cut off in the middle of its write (a process
+	// killed while appending), whose bytes were never acknowledged. It is
+	// not counted in Unreadable; Load cuts it off.
+	Interrupted bool
 	// Size is the file's size in bytes and SHA256 the hex SHA-256 of its
 	// bytes; both describe exactly what was read.
 	Size   int64
@@ -158,7 +163,8 @@ func readSnapshot(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap.Unreadable = len(bad)
+	snap.Unreadable = countDamaged(bad)
+	snap.Interrupted = len(bad) > 0 && bad[len(bad)-1].torn
 	snap.Size = cr.n
 	snap.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return snap, nil

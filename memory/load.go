@@ -14,7 +14,13 @@ import (
 )
 
 // span is a byte range [start, end) of a session file.
-type span struct{ start, end int64 }
+// span is a byte range of a session file. torn marks the file's last
+// line when it lacks its newline and does not decode: the end of a save
+// cut off in the middle of its write, which was never acknowledged.
+type span struct {
+	start, end int64
+	torn       bool
+}
 
 // load reads the session file at path; the caller holds the file lock for
 // key, which keeps the quarantine-and-rewrite step from racing a Save.
@@ -110,7 +116,8 @@ func readMessages(r io.Reader, msgs *[]Message) ([]span, error) {
 				overlong = true
 			}
 			if overlong || !decodeLine(line, msgs) {
-				bad = append(bad, span{start, off})
+				unterminated := err == io.EOF && !bytes.HasSuffix(chunk, []byte("\n"))
+				bad = append(bad, span{start: start, end: off, torn: unterminated})
 			}
 		}
 		if err == io.EOF {
@@ -168,8 +175,13 @@ func (s *Store) quarantine(key, path string, f *os.File, size int64, bad []span)
 			"session", key, "skipped", len(bad), "quarantine", corrupt, "err", err)
 		return
 	}
-	slog.Warn("memory: skipped unreadable session lines",
-		"session", key, "skipped", len(bad), "quarantine", corrupt)
+	if damaged := countDamaged(bad); damaged > 0 {
+		slog.Warn("memory: skipped unreadable session lines",
+			"session", key, "skipped", damaged, "quarantine", corrupt)
+		return
+	}
+	slog.Info("memory: cut off the torn end of a save interrupted by a crash; nothing acknowledged was in it",
+		"session", key, "quarantine", corrupt)
 }
 
 // appendRanges appends the given ranges of src to the file name, creating it
@@ -207,4 +219,16 @@ func appendRanges(name string, src io.ReaderAt, ranges []span) (err error) {
 		return err
 	}
 	return f.Sync()
+}
+
+// countDamaged counts the bad lines that are damage, leaving out the torn
+// end of an interrupted save.
+func countDamaged(bad []span) int {
+	n := 0
+	for _, b := range bad {
+		if !b.torn {
+			n++
+		}
+	}
+	return n
 }

@@ -68,6 +68,12 @@ type LongTerm struct {
 	now      func() time.Time
 	scope    func(key string) string
 	mu       sync.Mutex
+
+	// histMu guards histPending, the AppendHistory entries waiting for
+	// the lock; histBatches counts the appends that wrote them.
+	histMu      sync.Mutex
+	histPending []*historyEntry
+	histBatches int
 }
 
 // LongTermOptions configures [OpenLongTerm]. A nil *LongTermOptions means
@@ -460,23 +466,104 @@ const sharedTag = "shared"
 // AppendHistory appends an entry about session key to HISTORY.md and, when
 // dream mode is not off, a raw record of it to the dream log. key must be a
 // valid session key; only that session's searches find the entry.
+//
+// The entry is synced to disk before AppendHistory returns. Entries that
+// callers add while another append holds the memory lock are written
+// together, with one write and one sync, by the first of them to get the
+// lock: concurrent turns share a sync rather than queue for one each.
 func (l *LongTerm) AppendHistory(key, text string) error {
 	if err := ValidateKey(key); err != nil {
 		return err
 	}
+	e := &historyEntry{tag: key, text: text}
+	l.histMu.Lock()
+	l.histPending = append(l.histPending, e)
+	l.histMu.Unlock()
 	unlock, err := l.lock()
 	if err != nil {
-		return fmt.Errorf("memory: append history: %w", err)
+		if l.unqueue(e) {
+			return fmt.Errorf("memory: append history: %w", err)
+		}
+		// An append holding the lock took the entry into its batch:
+		// its result is this call's, known once that append is done.
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return e.err
 	}
 	defer unlock()
-	return l.appendHistory(key, text, l.dream != DreamOff)
+	if e.written {
+		return e.err
+	}
+	l.histMu.Lock()
+	batch := l.histPending
+	l.histPending = nil
+	l.histMu.Unlock()
+	l.appendHistoryBatch(batch, l.dream != DreamOff)
+	return e.err
+}
+
+// unqueue takes e out of the entries waiting to be written and reports
+// whether it was still there.
+func (l *LongTerm) unqueue(e *historyEntry) bool {
+	l.histMu.Lock()
+	defer l.histMu.Unlock()
+	for i, p := range l.histPending {
+		if p == e {
+			l.histPending = append(l.histPending[:i], l.histPending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// historyEntry is one AppendHistory call's entry, queued until some call
+// holding the lock writes it; written and err are set under the lock.
+type historyEntry struct {
+	tag, text string
+	written   bool
+	err       error
+}
+
+// appendHistoryBatch writes entries with one append and sets each one's
+// result; the caller holds the lock.
+func (l *LongTerm) appendHistoryBatch(entries []*historyEntry, dream bool) {
+	l.histBatches++
+	now := l.now().UTC()
+	var b bytes.Buffer
+	for _, e := range entries {
+		formatHistory(&b, e.tag, e.text, now)
+	}
+	err := appendSync(l.HistoryPath(), b.Bytes())
+	if err != nil {
+		err = fmt.Errorf("append %s: %w", HistoryFileName, err)
+	}
+	for _, e := range entries {
+		e.written, e.err = true, err
+		if err == nil && dream {
+			e.err = l.recordDream(e.tag, e.text, now)
+		}
+	}
 }
 
 // appendHistory writes one entry; the caller holds the lock.
 func (l *LongTerm) appendHistory(tag, text string, dream bool) error {
 	now := l.now().UTC()
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s%s · %s\n", historyHeader, now.Format(time.RFC3339), tag)
+	formatHistory(&b, tag, text, now)
+	if err := appendSync(l.HistoryPath(), b.Bytes()); err != nil {
+		return fmt.Errorf("append %s: %w", HistoryFileName, err)
+	}
+	if dream {
+		if err := l.recordDream(tag, text, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatHistory writes one HISTORY.md entry to b.
+func formatHistory(b *bytes.Buffer, tag, text string, now time.Time) {
+	fmt.Fprintf(b, "%s%s · %s\n", historyHeader, now.Format(time.RFC3339), tag)
 	for _, line := range strings.Split(strings.TrimRight(strings.ToValidUTF8(text, "\uFFFD"), "\n"), "\n") {
 		// A line that looks like an entry header would split the entry
 		// when the file is read back.
@@ -487,15 +574,6 @@ func (l *LongTerm) appendHistory(tag, text string, dream bool) error {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	if err := appendSync(l.HistoryPath(), b.Bytes()); err != nil {
-		return fmt.Errorf("append %s: %w", HistoryFileName, err)
-	}
-	if dream {
-		if err := l.recordDream(tag, text, now); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // historyHeader starts every HISTORY.md entry.

@@ -460,7 +460,7 @@ func (s *Store) save(sess *Session, path string, durable bool) error {
 	}
 	if s.cache != nil {
 		if msgs, ok := asDecoded(sess.Messages); ok {
-			s.cache.put(sess.Key, sum.Sum64(), size, msgs, file, durable)
+			s.cache.putState(sess.Key, &sum, size, msgs, file, durable)
 		} else {
 			s.cache.drop(sess.Key)
 		}
@@ -491,40 +491,66 @@ func (s *Store) stamp(sess *Session) {
 // a torn last line, which Load skips and quarantines, so the session
 // reads as it was before the save. A failed write is truncated away.
 func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done bool, err error) {
-	sum, size, n, file, dirSynced, ok := s.cache.appendable(sess.Key)
+	base, ok := s.cache.base(sess.Key)
+	n := len(base.msgs)
 	if !ok || n > len(sess.Messages) {
-		return false, nil
-	}
-	decoded, ok := asDecoded(sess.Messages)
-	if !ok {
 		return false, nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	prefix := 0
-	for i := range sess.Messages {
-		if i == n {
-			prefix = buf.Len()
+	encode := func(msgs []Message) bool {
+		for i := range msgs {
+			start := buf.Len()
+			if enc.Encode(&msgs[i]) != nil || buf.Len()-start > MaxLineBytes {
+				return false // the rewrite reports it
+			}
 		}
-		start := buf.Len()
-		if enc.Encode(&sess.Messages[i]) != nil || buf.Len()-start > MaxLineBytes {
-			return false, nil // the rewrite reports it
+		return true
+	}
+	var tail []byte
+	var decoded []Message
+	var state maphash.Hash
+	if base.hasState && sameMessages(sess.Messages[:n], base.msgs) {
+		// The file holds these very messages: only the new ones are
+		// encoded and hashed, so a turn costs the same however long
+		// the session has grown.
+		added, ok := asDecoded(sess.Messages[n:])
+		if !ok || !encode(sess.Messages[n:]) {
+			return false, nil
 		}
+		tail = buf.Bytes()
+		decoded = append(slices.Clip(base.msgs), added...)
+		state = base.state
+		state.Write(tail)
+	} else {
+		// Otherwise the file's bytes must be the encoding of the first
+		// messages, checked by hashing them again.
+		if decoded, ok = asDecoded(sess.Messages); !ok {
+			return false, nil
+		}
+		if !encode(sess.Messages[:n]) {
+			return false, nil
+		}
+		prefix := buf.Len()
+		if !encode(sess.Messages[n:]) {
+			return false, nil
+		}
+		all := buf.Bytes()
+		if prefix != base.size || s.cache.sum(all[:prefix]) != base.sum {
+			return false, nil
+		}
+		tail = all[prefix:]
+		state.SetSeed(s.cache.seed)
+		state.Write(all)
 	}
-	if n == len(sess.Messages) {
-		prefix = buf.Len()
-	}
-	all := buf.Bytes()
-	if prefix != size || s.cache.sum(all[:prefix]) != sum {
-		return false, nil
-	}
+	size := base.size
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return false, nil
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || stampOf(info) != file {
+	if info, err := f.Stat(); err != nil || stampOf(info) != base.file {
 		return false, nil
 	}
 	fail := func(err error) (bool, error) {
@@ -534,7 +560,7 @@ func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done boo
 		s.cache.drop(sess.Key)
 		return true, err
 	}
-	if tail := all[prefix:]; len(tail) > 0 {
+	if len(tail) > 0 {
 		if _, err := s.writerFor(path, f).Write(tail); err != nil {
 			return fail(err)
 		}
@@ -543,7 +569,7 @@ func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done boo
 		if err := f.Sync(); err != nil {
 			return fail(err)
 		}
-		if !dirSynced {
+		if !base.dirSynced {
 			// The file came from a rename not yet synced (a Stage).
 			if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 				s.cache.drop(sess.Key)
@@ -556,7 +582,7 @@ func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done boo
 		s.cache.drop(sess.Key)
 		return true, nil
 	}
-	s.cache.put(sess.Key, s.cache.sum(all), len(all), decoded, stampOf(info), durable || dirSynced)
+	s.cache.putState(sess.Key, &state, size+len(tail), decoded, stampOf(info), durable || base.dirSynced)
 	return true, nil
 }
 

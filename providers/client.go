@@ -114,6 +114,9 @@ type Client struct {
 	// can shrink them without racing each other.
 	maxBody int
 	maxLine int
+
+	// tools keeps the encoded tool sets this client sent recently.
+	tools *toolCache
 }
 
 var _ Provider = (*Client)(nil)
@@ -174,6 +177,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		extra:     opts.ExtraBody,
 		maxBody:   maxResponseBody,
 		maxLine:   maxLineLength,
+		tools:     &toolCache{},
 	}, nil
 }
 
@@ -375,7 +379,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 		maps.Copy(r.ExtraBody, req.ExtraBody)
 		req = &r
 	}
-	body, err := marshalRequest(req, stream)
+	body, err := c.tools.marshal(req, stream)
 	if err != nil {
 		return nil, mark(errBadRequest, fmt.Errorf("%s: encode request: %w", c.name, err))
 	}

@@ -8,19 +8,22 @@ import (
 	"strconv"
 )
 
-// wireRequest is the JSON body of a chat-completions call. Field order fixes
-// the key order on the wire, which keeps request dumps and goldens stable.
+// A chat-completions body is written in three parts, in this key order,
+// which keeps request dumps and goldens stable: wireHead (model and
+// messages), the "tools" array from a [toolCache], then wireTail.
 // M is plainMessage for the usual text-only conversation and Message when
 // attachments need [Message.MarshalJSON]; a type parameter rather than an
 // interface field keeps the slice from being boxed on every request.
-type wireRequest[M plainMessage | Message] struct {
-	Model         string           `json:"model"`
-	Messages      []M              `json:"messages"`
-	Tools         []ToolDefinition `json:"tools,omitempty"`
-	Temperature   *float64         `json:"temperature,omitempty"`
-	MaxTokens     int              `json:"max_tokens,omitempty"`
-	Stream        bool             `json:"stream,omitempty"`
-	StreamOptions *streamOptions   `json:"stream_options,omitempty"`
+type wireHead[M plainMessage | Message] struct {
+	Model    string `json:"model"`
+	Messages []M    `json:"messages"`
+}
+
+type wireTail struct {
+	Temperature   *float64       `json:"temperature,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
 }
 
 type streamOptions struct {
@@ -29,32 +32,40 @@ type streamOptions struct {
 
 var includeUsage = &streamOptions{IncludeUsage: true}
 
-// marshalRequest encodes req once; it is the one place a request becomes
-// bytes. ExtraBody, when present, is spliced into the same object rather
-// than round-tripping the whole body through a map.
+// marshalRequest encodes req with no tool cache; see [toolCache.marshal].
 func marshalRequest(req *Request, stream bool) ([]byte, error) {
+	var tc *toolCache
+	return tc.marshal(req, stream)
+}
+
+// marshal encodes req once; it is the one place a request becomes bytes.
+// The tools array comes from tc (nil encodes it afresh). ExtraBody, when
+// present, is spliced into the same object rather than round-tripping the
+// whole body through a map.
+func (tc *toolCache) marshal(req *Request, stream bool) ([]byte, error) {
 	for i := range req.Messages {
 		if len(req.Messages[i].Images) > 0 || len(req.Messages[i].Documents) > 0 {
-			return encodeRequest(req, stream, withToolTypes(req.Messages))
+			return encodeRequest(req, stream, withToolTypes(req.Messages), tc)
 		}
 	}
 	// A text-only conversation is copied once into plain values, which
 	// encode field by field without a MarshalJSON call (and its
 	// re-validation pass) per message. The bytes are the same either way.
-	return encodeRequest(req, stream, plainMessages(req.Messages))
+	return encodeRequest(req, stream, plainMessages(req.Messages), tc)
 }
 
-func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M) ([]byte, error) {
-	w := wireRequest[M]{
-		Model:       req.Model,
-		Messages:    msgs,
-		Tools:       withDefinitionTypes(req.Tools),
-		Temperature: req.Temperature,
-		MaxTokens:   req.MaxTokens,
+func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M, tc *toolCache) ([]byte, error) {
+	var tools []byte
+	if len(req.Tools) > 0 {
+		var err error
+		if tools, err = tc.encoded(req.Tools); err != nil {
+			return nil, err
+		}
 	}
+	tail := wireTail{Temperature: req.Temperature, MaxTokens: req.MaxTokens}
 	if stream {
-		w.Stream = true
-		w.StreamOptions = includeUsage
+		tail.Stream = true
+		tail.StreamOptions = includeUsage
 	}
 
 	var buf bytes.Buffer
@@ -63,16 +74,34 @@ func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M
 	// Code and markup in messages stay readable in logs and dumps; the
 	// escaping buys nothing since the body is never embedded in HTML.
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&w); err != nil {
+	if err := enc.Encode(&wireHead[M]{Model: req.Model, Messages: msgs}); err != nil {
 		return nil, err
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	// buf holds `{...head...}\n`: reopen the object, add the tools, then
+	// the tail's members, if any, in place of its own braces.
+	buf.Truncate(buf.Len() - 2)
+	if len(tools) > 0 {
+		buf.WriteString(`,"tools":`)
+		buf.Write(tools)
+	}
+	mark := buf.Len()
+	if err := enc.Encode(&tail); err != nil {
+		return nil, err
+	}
+	if buf.Len()-mark == len("{}\n") {
+		buf.Truncate(mark)
+		buf.WriteByte('}')
+	} else {
+		buf.Bytes()[mark] = ','
+		buf.Truncate(buf.Len() - 1)
+	}
+	body := buf.Bytes()
 	if len(req.ExtraBody) == 0 {
 		return body, nil
 	}
 	extras := make(map[string]any, len(req.ExtraBody))
 	for k, v := range req.ExtraBody {
-		if !w.sets(k) {
+		if !tail.sets(k, len(tools) > 0) {
 			extras[k] = v
 		}
 	}
@@ -83,23 +112,23 @@ func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M
 	if err := enc.Encode(extras); err != nil {
 		return nil, fmt.Errorf("ExtraBody: %w", err)
 	}
-	// buf now holds `{...request...}\n{...extras...}\n`; rewrite it in
+	// buf now holds `{...request...}{...extras...}\n`; rewrite it in
 	// place as `{...request...,...extras...}`.
 	all := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	all[head-1] = ','
-	n := copy(all[head:], all[head+2:])
+	n := copy(all[head:], all[head+1:])
 	return all[:head+n], nil
 }
 
 // sets reports whether the encoded request carries key, in which case the
 // request's own field wins over ExtraBody. The stream keys always belong to
 // the client, since the choice of Chat or ChatStream decides them.
-func (w *wireRequest[M]) sets(key string) bool {
+func (w *wireTail) sets(key string, tools bool) bool {
 	switch key {
 	case "model", "messages", "stream", "stream_options":
 		return true
 	case "tools":
-		return len(w.Tools) > 0
+		return tools
 	case "temperature":
 		return w.Temperature != nil
 	case "max_tokens":

@@ -157,16 +157,16 @@ func describe(dirName, source, path string, data []byte) Skill {
 	return sk
 }
 
-// List returns every skill, bundled first, then workspace skills by name.
-// A workspace skill with a bundled skill's name is listed with a problem:
-// it cannot shadow the release's own.
-func (l *Library) List() ([]Skill, error) {
-	trust, err := l.readTrust()
-	if err != nil {
-		return nil, err
-	}
+// bundledSkills returns the release's own skills, described once: they
+// are compiled in, so every turn's index would otherwise hash and parse
+// the same bytes again. Each call gets its own slice to append to.
+func bundledSkills() []Skill {
+	list := describeBundled()
+	return append(make([]Skill, 0, len(list)+4), list...)
+}
+
+var describeBundled = sync.OnceValue(func() []Skill {
 	var out []Skill
-	bundled := map[string]bool{}
 	ents, _ := fs.ReadDir(bundledFS, "bundled")
 	for _, e := range ents {
 		p := "bundled/" + e.Name() + "/SKILL.md"
@@ -176,10 +176,25 @@ func (l *Library) List() ([]Skill, error) {
 		}
 		sk := describe(e.Name(), SourceBundled, p, data)
 		sk.Trusted = sk.Problem == ""
-		bundled[sk.Name] = true
 		out = append(out, sk)
 	}
-	ents, err = os.ReadDir(l.dir)
+	return out
+})
+
+// List returns every skill, bundled first, then workspace skills by name.
+// A workspace skill with a bundled skill's name is listed with a problem:
+// it cannot shadow the release's own.
+func (l *Library) List() ([]Skill, error) {
+	trust, err := l.readTrust()
+	if err != nil {
+		return nil, err
+	}
+	out := bundledSkills()
+	bundled := make(map[string]bool, len(out))
+	for _, sk := range out {
+		bundled[sk.Name] = true
+	}
+	ents, err := os.ReadDir(l.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("skills: %w", err)
 	}

@@ -39,17 +39,23 @@ type ExportSource struct {
 // manifest of snap, read from the session file named file.
 func RenderExport(snap *memory.Snapshot, file string) (md, manifest []byte, err error) {
 	base := strings.ReplaceAll(snap.Key, ":", "_")
+	// A bug report describes the file as it is: the torn end of an
+	// interrupted save is an unreadable line of it too.
+	unreadable := snap.Unreadable
+	if snap.Interrupted {
+		unreadable++
+	}
 	man := ExportManifest{
 		SchemaVersion: 1, Session: snap.Key, Transcript: base + ".md",
 		Source:   ExportSource{File: file, Size: snap.Size, SHA256: snap.SHA256},
 		Messages: len(snap.Messages), Roles: map[string]int{}, ToolCalls: map[string]int{}, ToolResults: map[string]int{},
-		UnreadableLines: snap.Unreadable,
+		UnreadableLines: unreadable,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Session %s\n\n", snap.Key)
 	fmt.Fprintf(&b, "- Messages: %d\n- Source: %s, %d bytes, SHA-256 %s\n", len(snap.Messages), file, snap.Size, snap.SHA256)
-	if snap.Unreadable > 0 {
-		fmt.Fprintf(&b, "- Unreadable lines skipped: %d\n", snap.Unreadable)
+	if unreadable > 0 {
+		fmt.Fprintf(&b, "- Unreadable lines skipped: %d\n", unreadable)
 	}
 	for i := range snap.Messages {
 		m := &snap.Messages[i]

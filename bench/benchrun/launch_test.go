@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestParseLaunch(t *testing.T) {
+	u, err := parseLaunch("1532 174 1532550 756 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != (launchUsage{maxRSSKiB: 1532, minflt: 174, wallNS: 1532550, launcherKiB: 756}) {
+		t.Errorf("parseLaunch = %+v", u)
+	}
+	if _, err := parseLaunch(""); err == nil {
+		t.Error("an empty report parsed")
+	}
+}
+
+// TestMeasureIsTheProgramsOwnPeak runs the empty Go program through the
+// launcher and checks that its peak RSS is its own: below this test
+// process's peak, which a child started directly by os/exec inherits
+// (also checked here, as the reason for the launcher).
+func TestMeasureIsTheProgramsOwnPeak(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read the Linux way")
+	}
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler for the launcher")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	launcher, floor := filepath.Join(dir, "launch"), filepath.Join(dir, "floor")
+	if err := buildLauncher(root, launcher); err != nil {
+		t.Fatal(err)
+	}
+	if err := goBuild(root, floor, "./bench/floor", "-s -w"); err != nil {
+		t.Fatal(err)
+	}
+	// Grow this process's peak well past any Go program's floor.
+	ballast := make([]byte, 32<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	self := selfHWMMiB(t)
+	runtime.KeepAlive(ballast)
+
+	direct := exec.Command(floor)
+	if err := direct.Run(); err != nil {
+		t.Fatal(err)
+	}
+	inherited := float64(direct.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	if inherited < self*0.9 {
+		t.Errorf("started directly, the empty program reports %.2f MiB, not this process's %.2f MiB: the launcher may be unneeded", inherited, self)
+	}
+
+	_, rss, faults, err := measure(launcher, floor, nil)
+	t.Logf("this process %.2f MiB; empty program started directly %.2f MiB, through the launcher %.2f MiB", self, inherited, rss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss <= 0 || rss > 4 || faults <= 0 {
+		t.Errorf("empty Go program through the launcher: peak %.2f MiB, %v faults; want its own ~1.5 MiB (this process: %.2f MiB)", rss, faults, self)
+	}
+}
+
+func selfHWMMiB(t *testing.T) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib, ok := statusKiB(string(b), "VmHWM:")
+	if !ok || !strings.Contains(string(b), "VmHWM:") {
+		t.Fatal("no VmHWM in /proc/self/status")
+	}
+	return kib / 1024
+}
+
+func TestRSSNote(t *testing.T) {
+	if got := rssNote(10, 11.01); !strings.Contains(got, "≤ 10 MiB") || !strings.Contains(got, "not met") {
+		t.Errorf("rssNote(10, 11.01) = %q", got)
+	}
+	if got := rssNote(13, 12.9); strings.Contains(got, "not met") {
+		t.Errorf("rssNote(13, 12.9) = %q", got)
+	}
+}

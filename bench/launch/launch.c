@@ -1,0 +1,87 @@
+/*
+ * launch runs one program and reports that program's own resource use,
+ * for bench/benchrun.
+ *
+ * A child started by fork or vfork carries its parent's memory high-water
+ * mark until it execs: Linux folds the old address space's peak into the
+ * child's ru_maxrss at exec. benchrun is a Go program of several MiB, and
+ * any Go program is at least the Go runtime's 1.5 MiB, so a child a Go
+ * program starts reports at least its starter's peak. launch is a static C
+ * program of a few hundred KiB resident, below every figure benchrun
+ * measures, and reports its own peak beside the child's, so that a child's
+ * figure at or below it can be told apart.
+ *
+ * Usage: launch program [args...]. The program gets launch's environment,
+ * standard input, output and error, and dies with launch. On file
+ * descriptor 3 launch writes one line:
+ *
+ *	maxrss_kib minflt wall_ns launch_hwm_kib exit_code
+ *
+ * exit_code is the program's exit status, or 128 plus the signal that
+ * ended it. launch exits 0 when it could run and wait for the program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* selfHWM returns launch's own peak resident set in KiB, or -1. */
+static long selfHWM(void) {
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+int main(int argc, char **argv) {
+	struct timespec start, end;
+	struct rusage ru;
+	int status;
+	pid_t pid, parent = getpid();
+	long hwm;
+
+	if (argc < 2) {
+		fputs("usage: launch program [args...]\n", stderr);
+		return 2;
+	}
+	hwm = selfHWM();
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pid = vfork();
+	if (pid < 0) {
+		perror("launch: vfork");
+		return 2;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		execv(argv[1], argv + 1);
+		_exit(127);
+	}
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			perror("launch: wait4");
+			return 2;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	long long wall = (long long)(end.tv_sec - start.tv_sec) * 1000000000LL + (end.tv_nsec - start.tv_nsec);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (dprintf(3, "%ld %ld %lld %ld %d\n", ru.ru_maxrss, ru.ru_minflt, wall, hwm, code) < 0) {
+		perror("launch: write to fd 3");
+		return 2;
+	}
+	return 0;
+}
