@@ -64,10 +64,11 @@ func braceWords(word *syntax.Word, yield func(*syntax.Word) bool) (bool, error) 
 
 // braceSeq returns the words of a sequence expression, {1..10..2} or
 // {a..e}: numbers (padded to the wider end when either has a leading
-// zero) or single ASCII letters, stepping by the absolute increment.
+// zero) or single ASCII letters, stepping by the absolute increment. The
+// parser only makes sequences of those; any other is errNotLiteral.
 func braceSeq(br *syntax.BraceExp) (func(yield func(string) bool), error) {
 	if len(br.Elems) < 2 || len(br.Elems) > 3 {
-		return nil, fmt.Errorf("brace sequence with %d parts", len(br.Elems))
+		return nil, errNotLiteral
 	}
 	fromLit, toLit := br.Elems[0].Lit(), br.Elems[1].Lit()
 	from, err1 := strconv.ParseInt(fromLit, 10, 64)
@@ -75,7 +76,7 @@ func braceSeq(br *syntax.BraceExp) (func(yield func(string) bool), error) {
 	chars := err1 != nil || err2 != nil
 	if chars {
 		if !seqLetter(fromLit) || !seqLetter(toLit) {
-			return nil, fmt.Errorf("brace sequence {%s..%s} mixes kinds", fromLit, toLit)
+			return nil, errNotLiteral
 		}
 		from, to = int64(fromLit[0]), int64(toLit[0])
 	}
@@ -87,7 +88,7 @@ func braceSeq(br *syntax.BraceExp) (func(yield func(string) bool), error) {
 	if len(br.Elems) == 3 {
 		n, err := strconv.ParseInt(br.Elems[2].Lit(), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("brace sequence step %q is not a number", br.Elems[2].Lit())
+			return nil, errNotLiteral
 		}
 		if n < 0 {
 			n = -n
@@ -210,88 +211,68 @@ func unescapeDouble(s string) (string, error) {
 // octal value past \377 and a \u or \U past ASCII (whose bytes depend
 // on the locale) are not decoded.
 func ansiC(s string) (string, error) {
-	var sb strings.Builder
+	// Pairs of an escape letter and the byte it stands for.
+	const simple = "a\ab\be\x1bE\x1bf\fn\nr\rt\tv\v\\\\''\"\"??"
+	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '\\' {
-			sb.WriteByte(c)
+			out = append(out, c)
 			continue
 		}
 		i++
 		if i == len(s) {
-			sb.WriteByte('\\')
+			out = append(out, '\\')
 			break
 		}
 		c = s[i]
+		if k := strings.IndexByte(simple, c); k >= 0 && k%2 == 0 {
+			out = append(out, simple[k+1])
+			continue
+		}
+		base, width := 16, 0
 		switch c {
-		case 'a':
-			sb.WriteByte('\a')
-		case 'b':
-			sb.WriteByte('\b')
-		case 'e', 'E':
-			sb.WriteByte('\x1b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'v':
-			sb.WriteByte('\v')
-		case '\\', '\'', '"', '?':
-			sb.WriteByte(c)
 		case 'c':
 			return "", errNotLiteral
 		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 32)
-			if n > 0o377 {
-				// bash keeps the low byte, mvdan.cc/sh gives 0xff.
-				return "", errNotLiteral
-			}
-			sb.WriteByte(byte(n))
-			i = j - 1
-		case 'x', 'u', 'U':
-			width := 2
-			switch c {
-			case 'u':
-				width = 4
-			case 'U':
-				width = 8
-			}
-			j := i + 1
-			for j < len(s) && j <= i+width && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				sb.WriteByte('\\')
-				sb.WriteByte(c)
-				break
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			i = j - 1
-			if c == 'x' {
-				sb.WriteByte(byte(n))
-				break
-			}
-			if n > utf8.RuneSelf-1 {
+			base, width = 8, 3
+			i-- // the first digit is part of the number
+		case 'x':
+			width = 2
+		case 'u':
+			width = 4
+		case 'U':
+			width = 8
+		}
+		j := i + 1
+		for j < len(s) && j <= i+width && digitIn(s[j], base) {
+			j++
+		}
+		if j == i+1 { // an unknown escape, or \x \u \U without digits
+			out = append(out, '\\', c)
+			continue
+		}
+		n, _ := strconv.ParseUint(s[i+1:j], base, 32)
+		i = j - 1
+		switch {
+		case base == 8 && n > 0o377:
+			// bash keeps the low byte, mvdan.cc/sh gives 0xff.
+			return "", errNotLiteral
+		case c == 'u' || c == 'U':
+			if n >= utf8.RuneSelf {
 				// Past ASCII bash's result depends on the locale.
 				return "", errNotLiteral
 			}
-			sb.WriteRune(rune(n))
-		default:
-			sb.WriteByte('\\')
-			sb.WriteByte(c)
 		}
+		out = append(out, byte(n))
 	}
-	return sb.String(), nil
+	return string(out), nil
 }
 
-func isHex(b byte) bool {
+// digitIn reports whether b is a digit of base 8 or 16.
+func digitIn(b byte, base int) bool {
+	if base == 8 {
+		return b >= '0' && b <= '7'
+	}
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
 }

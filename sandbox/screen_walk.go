@@ -346,7 +346,7 @@ func (w *walker) fields(word *syntax.Word) ([]field, error) {
 			return len(words) <= maxFields
 		})
 		if err != nil {
-			return nil, refuse("brace expansion in %q cannot be read: %v", raw, err)
+			return nil, refuse("brace expansion in %q cannot be read", raw)
 		}
 		if !more {
 			return nil, refuse("brace expansion in %q makes more than %d words", raw, maxFields)
