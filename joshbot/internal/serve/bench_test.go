@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -60,4 +61,36 @@ func BenchmarkServeTurn(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkServeTurnSequential runs streamed turns one at a time, each
+// the first of a new explicit conversation (a fresh user key), as the
+// bench's sequential time-to-first-byte rounds send them. Profile it with
+// -cpuprofile to see what stands before the first byte.
+func BenchmarkServeTurnSequential(b *testing.B) {
+	srv := providertest.NewServer(b)
+	srv.SetFallback(func(providertest.Request) providertest.Reply {
+		return providertest.Text("Hello! How can I help?")
+	})
+	base, stop := startServer(b, srv)
+	defer stop()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		body := fmt.Sprintf(`{"model":"joshbot","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"seq-%d"}`, i)
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d, %v", resp.StatusCode, err)
+		}
+	}
 }
