@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/joshbot/joshbot/providers/providertest"
 )
@@ -78,8 +80,10 @@ func BenchmarkServeTurnSequential(b *testing.B) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	b.ReportAllocs()
+	firsts := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		body := fmt.Sprintf(`{"model":"joshbot","stream":true,"messages":[{"role":"user","content":"hello"}],"user":"seq-%d"}`, i)
 		req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+testKey)
@@ -87,10 +91,18 @@ func BenchmarkServeTurnSequential(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		one := make([]byte, 1)
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			b.Fatal(err)
+		}
+		firsts = append(firsts, time.Since(start))
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("status %d, %v", resp.StatusCode, err)
 		}
 	}
+	b.StopTimer()
+	slices.Sort(firsts)
+	b.ReportMetric(float64(firsts[len(firsts)/2].Microseconds()), "ttfb-p50-µs")
 }
