@@ -315,44 +315,43 @@ func firstByteTimeout(err error) bool {
 // the agent's WaitingNotice and then at that interval, and returns the
 // function that stops it, to be called when the answer starts (any number
 // of times). The sink is serialized from then on, since the notices come
-// from a timer goroutine.
+// from a timer.
+//
+// The notices come from a timer function rather than a goroutine of their
+// own, and stopping them takes the sink's lock rather than waiting for
+// that goroutine to run: the first token goes out without waiting for the
+// scheduler. Once started has returned no notice is sent: a notice being
+// sent holds the lock, and one sent later sees stopped under it.
 func (t *turn) waitFor() (started func()) {
 	if t.sink == nil || t.a.waitingNotice <= 0 {
 		return func() {}
 	}
 	t.serializeSink()
 	begun := time.Now()
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(t.a.waitingNotice)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			t.sinkMu.Lock()
-			select {
-			case <-done:
-				t.sinkMu.Unlock()
-				return
-			default:
-			}
-			t.rawSink(StreamEvent{Waiting: time.Since(begun)})
-			t.sinkMu.Unlock()
+	every := t.a.waitingNotice
+	stopped := false // under t.sinkMu
+	var timer *time.Timer
+	t.sinkMu.Lock() // the timer function reads timer under it
+	timer = time.AfterFunc(every, func() {
+		t.sinkMu.Lock()
+		defer t.sinkMu.Unlock()
+		if stopped {
+			return
 		}
-	}()
+		t.rawSink(StreamEvent{Waiting: time.Since(begun)})
+		timer.Reset(every)
+	})
+	t.sinkMu.Unlock()
 	var once bool
 	return func() {
 		if once {
 			return
 		}
 		once = true
-		close(done)
-		<-stopped
+		timer.Stop()
+		t.sinkMu.Lock()
+		stopped = true
+		t.sinkMu.Unlock()
 	}
 }
 
