@@ -66,15 +66,12 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 		defer a.bg.Done()
 		ctx, cancel := context.WithTimeout(a.bgCtx, a.learnTimeout)
 		defer cancel()
-		// The bookkeeping writes wait on the disk and the learning step on
+		// The history entry waits on the disk and the learning step on
 		// the model, so they overlap; consolidation reads the history and
-		// the learned facts, so it waits for both.
+		// the learned facts, so it waits for both. No turn count is kept
+		// in the session's sidecar: nothing reads one, and writing it was
+		// a new file per session.
 		var books sync.WaitGroup
-		books.Go(func() {
-			if err := a.sessions.UpdateMeta(key, func(m *memory.Meta) { m.Turns++ }); err != nil {
-				a.log.Warn("session counters not updated", "session", key, "err", err)
-			}
-		})
 		if a.memory != nil {
 			books.Go(func() {
 				if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {

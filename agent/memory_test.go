@@ -272,8 +272,17 @@ func TestLearningDisabledStillWritesHistory(t *testing.T) {
 	if res, err := lt.Search("cli:x", "note", 5); err != nil || len(res) != 1 {
 		t.Errorf("history search %+v %v", res, err)
 	}
-	if m, err := store.LoadMeta("cli:x"); err != nil || m.Turns != 1 {
-		t.Errorf("meta %+v %v", m, err)
+	// A plain turn leaves no sidecar, even once the store flushes what it
+	// holds (as a program does at exit): a new file per session costs a
+	// one-shot turn more than the rest of its bookkeeping, and nothing
+	// reads a turn count.
+	if err := store.FlushMeta(); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := store.MetaPath("cli:x"); p == "" {
+		t.Fatal("no meta path")
+	} else if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("a plain turn wrote the session's sidecar %s (%v)", p, err)
 	}
 }
 
@@ -396,8 +405,5 @@ func TestFailedSaveLearnsAndRecordsNothing(t *testing.T) {
 	}
 	if hist, _ := os.ReadFile(lt.HistoryPath()); strings.Contains(string(hist), "tell me everything") {
 		t.Errorf("HISTORY.md has the unsaved turn: %q", hist)
-	}
-	if m, err := store.LoadMeta("cli:unsaved"); err != nil || m.Turns != 0 {
-		t.Errorf("meta %+v %v: the unsaved turn was counted", m, err)
 	}
 }

@@ -26,7 +26,11 @@ type Meta struct {
 	// Agent is the agent profile chosen for this session with /agent;
 	// empty means the default agent.
 	Agent string `json:"agent,omitempty"`
-	// Turns counts completed turns.
+	// Turns counts completed turns, for a program that keeps the count.
+	//
+	// Deprecated: the agent no longer maintains it (nothing read it, and
+	// writing it made a sidecar file for every session); count a
+	// session's user messages instead.
 	Turns int `json:"turns,omitempty"`
 	// Compactions counts how often the session was compacted.
 	Compactions int `json:"compactions,omitempty"`

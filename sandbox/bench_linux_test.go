@@ -77,3 +77,51 @@ func benchTrue(b *testing.B, sb *Sandbox) {
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
 	b.ReportMetric(float64(after.Minflt-before.Minflt)/float64(n), "faults/op")
 }
+
+// BenchmarkFirstCommand is the cost of a process's first confined call:
+// a fresh Sandbox each iteration, with the user namespaces a root
+// process keeps for idmapped mounts forgotten, so the seccomp filter,
+// the helper's opening and check, and the namespaces are made anew
+// (the probe's report is the only thing reused, as a probe cache would).
+func BenchmarkFirstCommand(b *testing.B) {
+	r := Probe()
+	if !r.Available {
+		b.Skipf("no sandbox here: %s", r.Reason)
+	}
+	saved := probe
+	probe = func() Report { return r }
+	b.Cleanup(func() { probe = saved })
+	ws := b.TempDir()
+	env := ChildEnv(os.Environ(), nil)
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
+	n := 0
+	for b.Loop() {
+		forgetUsernses()
+		sb, err := New(&Policy{Workspace: ws}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd, cleanup, err := sb.Command(context.Background(), ws, []string{"/bin/true"}, env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		cleanup()
+		n++
+	}
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
+	b.ReportMetric(float64(after.Minflt-before.Minflt)/float64(n), "faults/op")
+}
+
+// forgetUsernses closes the kept user namespaces, as in a new process.
+func forgetUsernses() {
+	usernses.mu.Lock()
+	defer usernses.mu.Unlock()
+	for o, f := range usernses.m {
+		f.Close()
+		delete(usernses.m, o)
+	}
+}

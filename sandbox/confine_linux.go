@@ -123,10 +123,7 @@ func probeNamespacesStopped() error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		p.Kill()
-		p.Wait()
-	}()
+	defer killReaping(p)
 	if os.Geteuid() == 0 {
 		if f, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", p.Pid)); err == nil {
 			keepUserns(owner{0, 0}, f)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -96,4 +98,24 @@ func TestRefusalNamesTheOption(t *testing.T) {
 	if err == nil || configKey.MatchString(err.Error()) || !strings.Contains(err.Error(), "ScreenOptions.Workspace") {
 		t.Fatalf("got %v, want a refusal naming ScreenOptions.Workspace and no config key", err)
 	}
+}
+
+// TestToolSpecParsedOnFirstUse checks that a program's option tables,
+// parsed on its first use, equal the eager parse, and that goroutines
+// meeting the program at once share one parse (run with -race).
+func TestToolSpecParsedOnFirstUse(t *testing.T) {
+	spec := tool("c: n: qvz", "bytes= lines= quiet silent verbose zero-terminated", operandsRead)
+	wantShort, wantLong := shortTable("c: n: qvz"), longTable("help version bytes= lines= quiet silent verbose zero-terminated")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if got := spec.shorts(); !reflect.DeepEqual(got, wantShort) {
+				t.Errorf("short options: got %v, want %v", got, wantShort)
+			}
+			if got := spec.longs(); !reflect.DeepEqual(got, wantLong) {
+				t.Errorf("long options: got %v, want %v", got, wantLong)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -95,9 +95,15 @@ const (
 
 // toolSpec is what the screen knows about one program's command line.
 type toolSpec struct {
-	short    map[byte]opt
-	long     longOpts
-	operands operandKind
+	// shortSpec and longSpec are the option tables in the notations of
+	// shortTable and longTable, parsed on the program's first use (see
+	// shorts and longs): a screen that meets only a few programs, a
+	// turn's one command, parses only their tables.
+	shortSpec, longSpec string
+	parse               sync.Once
+	short               map[byte]opt
+	long                longOpts
+	operands            operandKind
 	// digits admits -NUM (head -5, grep -3).
 	digits bool
 	// echoLike: options only in front, and a word that is not entirely
@@ -172,11 +178,22 @@ func shortTable(spec string) map[byte]opt {
 }
 
 func tool(short, long string, operands operandKind) *toolSpec {
-	return &toolSpec{short: shortTable(short), long: longTable("help version " + long), operands: operands}
+	return &toolSpec{shortSpec: short, longSpec: "help version " + long, operands: operands}
 }
 
+// tables parses the spec's option tables, once.
+func (t *toolSpec) tables() {
+	t.parse.Do(func() { t.short, t.long = shortTable(t.shortSpec), longTable(t.longSpec) })
+}
+
+// shorts is the program's table of short options.
+func (t *toolSpec) shorts() map[byte]opt { t.tables(); return t.short }
+
+// longs is the program's table of long options.
+func (t *toolSpec) longs() longOpts { t.tables(); return t.long }
+
 // toolSpecs holds, built on first use, an option table for every program of [DefaultAllow] and
-// a few more that write. A program on the allowlist without a table is
+// a few more that write, each table parsed on the program's first use. A program on the allowlist without a table is
 // judged by the generic rules: every word literal, every path inside the
 // workspace.
 var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
@@ -261,8 +278,8 @@ var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 	m["grep"].digits = true
 	m["grep"].patternOpts = "e f regexp file"
 	m["rg"].patternOpts = "e f regexp file files type-list"
-	m["echo"] = &toolSpec{short: shortTable("neE"), operands: operandsData, echoLike: true, dynamicOK: true}
-	m["printf"] = &toolSpec{short: shortTable("v:"), operands: operandsData, echoLike: true, dynamicOK: true}
+	m["echo"] = &toolSpec{shortSpec: "neE", operands: operandsData, echoLike: true, dynamicOK: true}
+	m["printf"] = &toolSpec{shortSpec: "v:", operands: operandsData, echoLike: true, dynamicOK: true}
 	return m
 })
 
@@ -324,7 +341,7 @@ func (w *walker) tool(prog string, spec *toolSpec, args []field) error {
 
 func flagLetters(spec *toolSpec) string {
 	var b strings.Builder
-	for c := range spec.short {
+	for c := range spec.shorts() {
 		b.WriteByte(c)
 	}
 	return b.String()
@@ -345,7 +362,7 @@ func (w *walker) option(prog string, spec *toolSpec, args []field, i *int) (stri
 	}
 	if strings.HasPrefix(v, "--") {
 		name, val, hasEq := strings.Cut(v[2:], "=")
-		o, err := spec.long.lookup(name)
+		o, err := spec.longs().lookup(name)
 		if err != nil {
 			if w.allowlist() || errors.Is(err, errAmbiguousOpt) {
 				return "", refuse("%s --%s: %s; spell out an option %s accepts", prog, name, err.Error(), prog)
@@ -379,7 +396,7 @@ func (w *walker) option(prog string, spec *toolSpec, args []field, i *int) (stri
 		return "", nil
 	}
 	for j := 1; j < len(v); j++ {
-		o, ok := spec.short[v[j]]
+		o, ok := spec.shorts()[v[j]]
 		if !ok {
 			if w.allowlist() {
 				return "", refuse("%s -%c is not an option the screen knows for %s; allowlist mode refuses options it cannot judge", prog, v[j], prog)
@@ -426,11 +443,11 @@ func (w *walker) dynamicOption(prog string, spec *toolSpec, a field) error {
 		name, _, hasEq := strings.Cut(rest, "=")
 		var cands []opt
 		if hasEq {
-			if o, err := spec.long.lookup(name); err == nil {
+			if o, err := spec.longs().lookup(name); err == nil {
 				cands = []opt{o}
 			}
 		} else {
-			cands = spec.long.candidates(name)
+			cands = spec.longs().candidates(name)
 		}
 		if slices.ContainsFunc(cands, bad) {
 			return refuse("%s's option %q is completed when the command runs and could run a program or write a file; spell it out", prog, a.raw)
@@ -438,7 +455,7 @@ func (w *walker) dynamicOption(prog string, spec *toolSpec, a field) error {
 		return nil
 	}
 	for j := 1; j < len(a.val); j++ {
-		o, ok := spec.short[a.val[j]]
+		o, ok := spec.shorts()[a.val[j]]
 		if !ok {
 			return nil
 		}

@@ -403,9 +403,14 @@ const (
 	// round), × version. Issue 24 asked for the whole shell-call turn
 	// ≤ 2.6× version; with the one-shot turn at its 2.0× bound that
 	// leaves 0.6× version for the call, below what creating the
-	// namespaces alone costs (the unshare floor, shown beside it). See
+	// namespaces alone costs (the unshare floor, shown beside it). What
+	// the call adds, measured on an idle host: the unshare floor 0.65×,
+	// the second model request and the tool's bookkeeping 0.36× (the
+	// list_dir turn's own addition), the dedicated helper's start 0.3×,
+	// the user namespace of the idmapped workspace 0.25×, and /bin/sh
+	// with the mounts, seccomp and Landlock the rest. See
 	// bench/CHANGELOG.md.
-	shellCallWallRatio = 1.6
+	shellCallWallRatio = 2.0
 	// Peak RSS, MiB over the floor below. Issue 24's absolute
 	// version ≤ 10 MiB and turn ≤ 13 MiB (versionRSSTarget,
 	// turnRSSTarget, shown for information) cannot hold: the release
