@@ -5,8 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"sort"
 )
 
 // walkEntry is one thing found by contained.walk.
@@ -78,6 +77,6 @@ func (c *contained) readDir(real string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	return entries, err
 }
