@@ -697,10 +697,12 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 
 	hctx, cancel := context.WithTimeout(ctx, s.m.handshake)
 	defer cancel()
-	// A caller that gives up (the manager closing) kills a process still
-	// in its handshake at once: it is owed no graceful stop, and the SDK
-	// would otherwise give it one before Connect returns.
-	defer context.AfterFunc(ctx, func() {
+	// A caller that gives up (the manager closing), or a handshake bound
+	// that passes, kills a process still in its handshake at once: it is
+	// owed no graceful stop, and the SDK would otherwise give it one before
+	// Connect returns, holding a waiting call past the bound. The stop
+	// below runs before cancel, so a finished handshake kills nothing.
+	defer context.AfterFunc(hctx, func() {
 		if a.proc != nil {
 			if p := a.proc.process(); p != nil {
 				killGroup(p.cmd.Process)
@@ -708,9 +710,9 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 		}
 	})()
 	fail := func(step string, err error) (*attempt, Manifest, error) {
-		if ctx.Err() != nil {
-			// Closing: a server that never finished its handshake is owed
-			// no graceful stop.
+		if hctx.Err() != nil {
+			// Closing, or past the bound: a server that never finished its
+			// handshake is owed no graceful stop.
 			a.kill()
 		} else {
 			a.close()
