@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Result is one hit of [LongTerm.Search].
@@ -223,7 +224,9 @@ func (s *scorer) history(path string, visible func(tag string) bool) error {
 			if len(line) > maxHistoryLine {
 				line = line[:maxHistoryLine]
 			}
-			s.buf = tokens(line, s.buf, func(tok []byte) {
+			// A view of the line's bytes, not a copy: tokens only reads
+			// it during the call.
+			s.buf = tokens(unsafe.String(unsafe.SliceData(line), len(line)), s.buf, func(tok []byte) {
 				cur.length++
 				if i, ok := s.qidx[string(tok)]; ok {
 					tf[i]++

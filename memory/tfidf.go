@@ -26,8 +26,10 @@ var stopWords = sync.OnceValue(func() map[string]bool {
 // tokens calls fn with each word of s: a run of letters and digits,
 // lowercased, at least two bytes long and not a stop word. buf is scratch
 // space reused across calls; the string passed to fn is only valid during
-// the call unless copied.
-func tokens[T ~string | ~[]byte](s T, buf []byte, fn func(tok []byte)) []byte {
+// the call unless copied. It reads s only during the call, so a caller
+// with bytes passes a view of them (one function in the binary, not one
+// per type).
+func tokens(s string, buf []byte, fn func(tok []byte)) []byte {
 	buf = buf[:0]
 	stop := stopWords()
 	flush := func() {
@@ -50,8 +52,7 @@ func tokens[T ~string | ~[]byte](s T, buf []byte, fn func(tok []byte)) []byte {
 			i++
 			continue
 		}
-		// A short conversion of at most four bytes does not allocate.
-		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		} else {
