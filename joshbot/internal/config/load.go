@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/joshbot/internal/configmigrate"
+	"github.com/joshbot/joshbot/joshbot/internal/jsonkeys"
 	"github.com/joshbot/joshbot/memory/atomicfile"
 	"github.com/joshbot/joshbot/providers"
 )
@@ -23,8 +24,7 @@ import (
 // ErrNotFound is returned by [Load] when there is no config file yet.
 var ErrNotFound = errors.New("no config file")
 
-// maxFileSize bounds how much of a config file is read; a real one is a few
-// KiB.
+// maxFileSize bounds how much of a config file is read; a real one is a few KiB.
 const maxFileSize = 4 << 20
 
 // LoadOptions are the per-run choices [LoadWith] applies.
@@ -51,8 +51,7 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	// A save killed between its temp file and the rename leaves the temp
-	// file behind; nothing else would remove it.
+	// A save killed between temp file and rename leaves it; nothing else would remove it.
 	atomicfile.Sweep(filepath.Dir(path), time.Minute)
 	data, err := readConfigFile(path)
 	if err != nil {
@@ -74,8 +73,7 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	if err := ApplyEnv(cfg, os.Environ()); err != nil {
 		return nil, err
 	}
-	// Before anything that can fail and print: every credential is now in
-	// cfg.
+	// Before anything that can fail and print: every credential is now in cfg.
 	cfg.RegisterSecrets()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -111,16 +109,18 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Member by member when it can (see jsonkeys.Decode); else encoding/json, which reports errors.
 	cfg := Defaults()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
-		return nil, describeJSONError(name, data, err)
-	}
-	if dec.More() {
-		off := dec.InputOffset()
-		line, col := position(data, off)
-		return nil, fmt.Errorf("config %s:%d:%d: unexpected data after the closing brace", name, line, col)
+	if !jsonkeys.Decode(data, cfg) {
+		cfg = Defaults()
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(cfg); err != nil {
+			return nil, describeJSONError(name, data, err)
+		}
+		if line, col := position(data, dec.InputOffset()); dec.More() {
+			return nil, fmt.Errorf("config %s:%d:%d: unexpected data after the closing brace", name, line, col)
+		}
 	}
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]Provider{}

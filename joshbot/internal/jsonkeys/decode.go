@@ -1,0 +1,130 @@
+package jsonkeys
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+)
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarsh     = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// Decode decodes data, one JSON object, into the struct dst points to,
+// as a json.Decoder with DisallowUnknownFields would, but member by
+// member: encoding/json builds the codecs of a struct type the first time
+// a process decodes one, for the whole tree of types below it (their
+// encoders too), while Decode walks the structs itself and hands
+// encoding/json only the values the document holds. For the config,
+// which a new process reads at once and which sets a few of its many
+// sections, that is half the reflection and half its allocations.
+//
+// It reports false when the document is anything but a plain object whose
+// keys each name one exported field exactly (a syntax error, an unknown
+// key or one in other letter case, a value of the wrong type, data after
+// the object, embedded fields or a ",string" field in the way): dst may
+// then be partly written, and the caller decodes the document again, from
+// scratch, with encoding/json, whose result and error are the answer.
+func Decode(data []byte, dst any) bool {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.IsNil() || !splittable(v.Elem().Type()) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if !decodeStruct(dec, v.Elem()) {
+		return false
+	}
+	_, err := dec.Token() // only white space may follow
+	return err == io.EOF
+}
+
+// decodeStruct decodes the next value of dec, an object or null, into
+// the struct v.
+func decodeStruct(dec *json.Decoder, v reflect.Value) bool {
+	t, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	if t == nil {
+		return true // null leaves a struct as it is
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return false
+		}
+		f, ok := exactField(v, key)
+		if !ok {
+			return false
+		}
+		if splittable(f.Type()) {
+			if !decodeStruct(dec, f) {
+				return false
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return false
+		}
+		leaf := json.NewDecoder(bytes.NewReader(raw))
+		leaf.DisallowUnknownFields()
+		if leaf.Decode(f.Addr().Interface()) != nil {
+			return false
+		}
+	}
+	_, err = dec.Token() // the closing brace
+	return err == nil
+}
+
+// splittable reports whether Decode walks a struct of type t itself: a
+// struct that does not decode itself and has no embedded fields.
+func splittable(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
+		t.Implements(textUnmarsh) || reflect.PointerTo(t).Implements(textUnmarsh) {
+		return false
+	}
+	for i := range t.NumField() {
+		if t.Field(i).Anonymous {
+			return false
+		}
+	}
+	return true
+}
+
+// exactField returns the one exported field of the struct v whose JSON
+// name is key, spelled exactly so; false also for a ",string" field.
+func exactField(v reflect.Value, key string) (reflect.Value, bool) {
+	t := v.Type()
+	found := -1
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		if name != key {
+			continue
+		}
+		if found >= 0 || strings.Contains(","+opts+",", ",string,") {
+			return reflect.Value{}, false
+		}
+		found = i
+	}
+	if found < 0 {
+		return reflect.Value{}, false
+	}
+	return v.Field(found), true
+}
