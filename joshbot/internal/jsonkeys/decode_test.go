@@ -15,20 +15,20 @@ func (s *stamp) UnmarshalJSON(b []byte) error { return s.at.UnmarshalJSON(b) }
 type member struct {
 	N     int            `json:"n"`
 	Tags  []string       `json:"tags,omitempty"`
-	Deep  *member         `json:"deep"`
+	Deep  *member        `json:"deep"`
 	Attrs map[string]any `json:"attrs"`
 }
 
 type outer struct {
-	Name    string           `json:"name"`
-	Plain   int              // matched by its Go name
+	Name    string            `json:"name"`
+	Plain   int               // matched by its Go name
 	In      member            `json:"in"`
 	Ptr     *member           `json:"ptr"`
 	ByName  map[string]member `json:"by_name"`
-	When    stamp            `json:"when"`
-	Dur     time.Duration    `json:"dur"`
-	Skipped int              `json:"-"`
-	Quoted  int              `json:"quoted,string"`
+	When    stamp             `json:"when"`
+	Dur     time.Duration     `json:"dur"`
+	Skipped int               `json:"-"`
+	Quoted  int               `json:"quoted,string"`
 	secret  int
 }
 
