@@ -53,7 +53,7 @@ type configArgs struct {
 	Value  string `json:"value,omitempty"`
 }
 
-var configSchema lazySchema[configArgs]
+var configSchema = lazySchema{of: (*configArgs)(nil)}
 
 func (t *configTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a configArgs
@@ -136,7 +136,7 @@ type profileArgs struct {
 	MaxIterations *int      `json:"max_iterations,omitempty" jsonschema:"Model calls per delegated run; 0 means the default." schema:"minimum=0,maximum=200"`
 }
 
-var profilesSchema lazySchema[profileArgs]
+var profilesSchema = lazySchema{of: (*profileArgs)(nil)}
 
 // subagentProfile is one profile as the config view and the writes spell it.
 type subagentProfile struct {

@@ -85,7 +85,7 @@ type cronArgs struct {
 	ID      string `json:"id,omitempty" jsonschema:"job id for remove"`
 }
 
-var cronSchema lazySchema[cronArgs]
+var cronSchema = lazySchema{of: (*cronArgs)(nil)}
 
 func (t *cronTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a cronArgs

@@ -33,7 +33,7 @@ type editFileArgs struct {
 	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one. Default false."`
 }
 
-var editFileSchema lazySchema[editFileArgs]
+var editFileSchema = lazySchema{of: (*editFileArgs)(nil)}
 
 func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "edit_file"

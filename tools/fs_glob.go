@@ -33,7 +33,7 @@ type globArgs struct {
 	Path    *string `json:"path,omitempty" jsonschema:"Directory to search from, relative to the workspace (or absolute inside it). Default: the workspace itself."`
 }
 
-var globSchema lazySchema[globArgs]
+var globSchema = lazySchema{of: (*globArgs)(nil)}
 
 func (t *globTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "glob"

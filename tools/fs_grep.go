@@ -46,7 +46,7 @@ type grepArgs struct {
 	IgnoreCase bool    `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively. Default false."`
 }
 
-var grepSchema lazySchema[grepArgs]
+var grepSchema = lazySchema{of: (*grepArgs)(nil)}
 
 func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "grep"

@@ -31,7 +31,7 @@ type listDirArgs struct {
 	Path *string `json:"path,omitempty" jsonschema:"Directory to list, relative to the workspace (or absolute inside it). Default: the workspace itself."`
 }
 
-var listDirSchema lazySchema[listDirArgs]
+var listDirSchema = lazySchema{of: (*listDirArgs)(nil)}
 
 func (t *listDirTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "list_dir"

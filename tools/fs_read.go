@@ -43,7 +43,7 @@ type readFileArgs struct {
 	Limit  *int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to return. Default and maximum 2000." schema:"minimum=1,maximum=2000"`
 }
 
-var readFileSchema lazySchema[readFileArgs]
+var readFileSchema = lazySchema{of: (*readFileArgs)(nil)}
 
 func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "read_file"

@@ -30,7 +30,7 @@ type writeFileArgs struct {
 	Content *string `json:"content" jsonschema:"The complete new content of the file."`
 }
 
-var writeFileSchema lazySchema[writeFileArgs]
+var writeFileSchema = lazySchema{of: (*writeFileArgs)(nil)}
 
 func (t *writeFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	const name = "write_file"

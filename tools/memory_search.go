@@ -59,8 +59,8 @@ type (
 )
 
 var (
-	memorySearchSchema  lazySchema[memorySearchArgs]
-	sessionSearchSchema lazySchema[sessionSearchArgs]
+	memorySearchSchema  = lazySchema{of: (*memorySearchArgs)(nil)}
+	sessionSearchSchema = lazySchema{of: (*sessionSearchArgs)(nil)}
 )
 
 func (a *searchArgs) check(tool string, def int) error {

@@ -86,7 +86,7 @@ type messageArgs struct {
 	Text string `json:"text" jsonschema:"the message, Markdown"`
 }
 
-var messageSchema lazySchema[messageArgs]
+var messageSchema = lazySchema{of: (*messageArgs)(nil)}
 
 func (t *messageTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a messageArgs
@@ -137,7 +137,7 @@ type sendFileArgs struct {
 	Caption string `json:"caption,omitempty" jsonschema:"optional text sent with the file"`
 }
 
-var sendFileSchema lazySchema[sendFileArgs]
+var sendFileSchema = lazySchema{of: (*sendFileArgs)(nil)}
 
 func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a sendFileArgs

@@ -141,36 +141,36 @@ func schemaOf(t reflect.Type, edit func(*jsonschema.Schema)) json.RawMessage {
 	return b
 }
 
-// lazySchema is T's schema, generated with [schemaFor] on first use and
-// the same bytes after. Its zero value is ready: a package-level
-// lazySchema costs nothing at start-up, and the registry's cached
-// definitions stay valid.
-type lazySchema[T any] struct {
+// lazySchema is the schema of an argument type T, named by of, a nil *T;
+// it is generated with [schemaFor] on first use and the same bytes after.
+// A package-level lazySchema costs nothing at start-up, and the
+// registry's cached definitions stay valid. It is not generic so that the
+// binary holds its code once, not once per argument type.
+type lazySchema struct {
+	of   any
 	once sync.Once
 	b    json.RawMessage
 	// edit is schemaFor's edit; nil means none.
 	edit func(*jsonschema.Schema)
 }
 
+// typ is T.
+func (l *lazySchema) typ() reflect.Type { return reflect.TypeOf(l.of).Elem() }
+
 // get returns the schema: the bytes generated into schemas_gen.go
 // (generating them at run time would cost a turn more than most of its
-// work). TestGeneratedSchemas keeps them what schemaOf infers now.
-func (l *lazySchema[T]) get() json.RawMessage {
-	l.once.Do(func() { l.b = loadSchema(reflect.TypeFor[T]()) })
+// work), which have the edit applied already. TestGeneratedSchemas keeps
+// them what schemaOf infers now.
+func (l *lazySchema) get() json.RawMessage {
+	l.once.Do(func() { l.b = recordedSchema(l.typ(), nil) })
 	return l.b
 }
 
-// loadSchema is the body of lazySchema.get, shared by every T: the
-// recorded schema, which has the lazySchema's edit applied already.
-func loadSchema(t reflect.Type) json.RawMessage {
-	return recordedSchema(t, nil)
-}
-
 // key names T for generatedSchema: its package-qualified type name.
-func (l *lazySchema[T]) key() string { return reflect.TypeFor[T]().String() }
+func (l *lazySchema) key() string { return l.typ().String() }
 
 // fresh generates the schema with schemaFor.
-func (l *lazySchema[T]) fresh() json.RawMessage { return schemaOf(reflect.TypeFor[T](), l.edit) }
+func (l *lazySchema) fresh() json.RawMessage { return schemaOf(l.typ(), l.edit) }
 
 // dropNull turns jsonschema-go's ["null", T] (for pointers and slices)
 // into T, here and in array items.

@@ -177,7 +177,7 @@ type shellArgs struct {
 }
 
 // shellSchema bounds timeout_seconds by shellMaxTimeout.
-var shellSchema = lazySchema[shellArgs]{edit: boundShellTimeout}
+var shellSchema = lazySchema{of: (*shellArgs)(nil), edit: boundShellTimeout}
 
 func boundShellTimeout(s *jsonschema.Schema) {
 	s.Properties["timeout_seconds"].Maximum = jsonschema.Ptr(float64(shellMaxTimeout / time.Second))

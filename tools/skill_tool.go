@@ -56,7 +56,7 @@ type skillArgs struct {
 	Content string `json:"content,omitempty" jsonschema:"the whole SKILL.md for write"`
 }
 
-var skillSchema lazySchema[skillArgs]
+var skillSchema = lazySchema{of: (*skillArgs)(nil)}
 
 func (t *skillTool) Execute(_ context.Context, raw json.RawMessage) (string, error) {
 	var a skillArgs

@@ -78,9 +78,9 @@ type (
 )
 
 var (
-	subagentSchema lazySchema[subagentArgs]
-	parallelSchema = lazySchema[parallelArgs]{edit: func(s *jsonschema.Schema) { maxTasks(s, "tasks") }}
-	chainSchema    = lazySchema[chainArgs]{edit: func(s *jsonschema.Schema) { maxTasks(s, "steps") }}
+	subagentSchema = lazySchema{of: (*subagentArgs)(nil)}
+	parallelSchema = lazySchema{of: (*parallelArgs)(nil), edit: func(s *jsonschema.Schema) { maxTasks(s, "tasks") }}
+	chainSchema    = lazySchema{of: (*chainArgs)(nil), edit: func(s *jsonschema.Schema) { maxTasks(s, "steps") }}
 )
 
 // maxTasks bounds the array argument prop to maxSubagentTasks items.

@@ -85,7 +85,7 @@ type webFetchArgs struct {
 	URL *string `json:"url" jsonschema:"The http or https URL to fetch."`
 }
 
-var webFetchSchema lazySchema[webFetchArgs]
+var webFetchSchema = lazySchema{of: (*webFetchArgs)(nil)}
 
 // Execute implements [Tool].
 func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, error) {

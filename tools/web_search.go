@@ -388,7 +388,7 @@ type webSearchArgs struct {
 	Max   *int    `json:"max_results,omitempty" jsonschema:"Default 8." schema:"minimum=1,maximum=20"`
 }
 
-var webSearchSchema lazySchema[webSearchArgs]
+var webSearchSchema = lazySchema{of: (*webSearchArgs)(nil)}
 
 func (t *webSearchTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a webSearchArgs
