@@ -83,12 +83,15 @@ func sameTools(a, b []ToolDefinition) bool {
 // encodeTools encodes tools exactly as the "tools" member of a request
 // body: the "function" type filled in, HTML left unescaped.
 func encodeTools(tools []ToolDefinition) ([]byte, error) {
-	var buf bytes.Buffer
 	n := 2
 	for i := range tools {
 		n += 64 + len(tools[i].Function.Name) + len(tools[i].Function.Description) + len(tools[i].Function.Parameters)
 	}
-	buf.Grow(n)
+	if b, ok := appendTools(make([]byte, 0, n), tools); ok {
+		return b, nil
+	}
+	// A schema that is not valid JSON: encoding/json's error names it.
+	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(withDefinitionTypes(tools)); err != nil {

@@ -9,14 +9,13 @@ import (
 )
 
 // A chat-completions body is written in three parts, in this key order,
-// which keeps request dumps and goldens stable: wireHead (model and
-// messages), the "tools" array from a [toolCache], then wireTail.
-// M is plainMessage for the usual text-only conversation and Message when
-// attachments need [Message.MarshalJSON]; a type parameter rather than an
-// interface field keeps the slice from being boxed on every request.
-type wireHead[M plainMessage | Message] struct {
-	Model    string `json:"model"`
-	Messages []M    `json:"messages"`
+// which keeps request dumps and goldens stable: the head (model and
+// messages: appendHead, or wireHead when attachments need
+// [Message.MarshalJSON]), the "tools" array from a [toolCache], then
+// wireTail.
+type wireHead struct {
+	Model    string    `json:"model"`
+	Messages []Message `json:"messages"`
 }
 
 type wireTail struct {
@@ -48,13 +47,15 @@ func (tc *toolCache) marshal(req *Request, stream bool) ([]byte, error) {
 			return encodeRequest(req, stream, withToolTypes(req.Messages), tc)
 		}
 	}
-	// A text-only conversation is copied once into plain values, which
-	// encode field by field without a MarshalJSON call (and its
-	// re-validation pass) per message. The bytes are the same either way.
-	return encodeRequest(req, stream, plainMessages(req.Messages), tc)
+	// A text-only conversation is written by hand (appendHead): the same
+	// bytes, without a MarshalJSON call (and its re-validation pass) per
+	// message or the reflection of a first encoding.
+	return encodeRequest(req, stream, nil, tc)
 }
 
-func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M, tc *toolCache) ([]byte, error) {
+// encodeRequest writes the body; msgs, when not nil, are encoded through
+// [Message.MarshalJSON] (attachments), else req.Messages by appendHead.
+func encodeRequest(req *Request, stream bool, msgs []Message, tc *toolCache) ([]byte, error) {
 	var tools []byte
 	if len(req.Tools) > 0 {
 		var err error
@@ -74,12 +75,17 @@ func encodeRequest[M plainMessage | Message](req *Request, stream bool, msgs []M
 	// Code and markup in messages stay readable in logs and dumps; the
 	// escaping buys nothing since the body is never embedded in HTML.
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&wireHead[M]{Model: req.Model, Messages: msgs}); err != nil {
-		return nil, err
+	if msgs == nil {
+		buf.Write(appendHead(buf.AvailableBuffer(), req.Model, req.Messages))
+	} else {
+		if err := enc.Encode(&wireHead{Model: req.Model, Messages: msgs}); err != nil {
+			return nil, err
+		}
+		// buf holds `{...head...}\n`: reopen the object.
+		buf.Truncate(buf.Len() - 2)
 	}
-	// buf holds `{...head...}\n`: reopen the object, add the tools, then
-	// the tail's members, if any, in place of its own braces.
-	buf.Truncate(buf.Len() - 2)
+	// Add the tools, then the tail's members, if any, in place of its own
+	// braces.
 	if len(tools) > 0 {
 		buf.WriteString(`,"tools":`)
 		buf.Write(tools)
@@ -135,26 +141,6 @@ func (w *wireTail) sets(key string, tools bool) bool {
 		return w.MaxTokens != 0
 	}
 	return false
-}
-
-// plainMessages copies msgs into plain values, filling in the "function"
-// type of tool calls that lack one.
-func plainMessages(msgs []Message) []plainMessage {
-	out := make([]plainMessage, len(msgs))
-	for i := range msgs {
-		out[i] = plainMessage(msgs[i])
-		if missingCallType(out[i].ToolCalls) {
-			calls := make([]ToolCall, len(out[i].ToolCalls))
-			copy(calls, out[i].ToolCalls)
-			for j := range calls {
-				if calls[j].Type == "" {
-					calls[j].Type = "function"
-				}
-			}
-			out[i].ToolCalls = calls
-		}
-	}
-	return out
 }
 
 // withToolTypes fills in the "function" type of tool calls that lack one.
