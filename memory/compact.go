@@ -150,7 +150,7 @@ func (s *Store) archive(key string, msgs []Message) (undo func() error, err erro
 	enc.SetEscapeHTML(false)
 	ends := make([]int, len(msgs))
 	for i := range msgs {
-		if err := enc.Encode(&msgs[i]); err != nil {
+		if err := encodeLine(&buf, enc, &msgs[i]); err != nil {
 			return nil, fmt.Errorf("archive: encode message %d: %w", i, err)
 		}
 		ends[i] = buf.Len()

@@ -431,7 +431,7 @@ func (s *Store) save(sess *Session, path string, durable bool) error {
 	fill := func(w *bufio.Writer) error {
 		for i := range sess.Messages {
 			line.Reset()
-			if err := enc.Encode(&sess.Messages[i]); err != nil {
+			if err := encodeLine(&line, enc, &sess.Messages[i]); err != nil {
 				return fmt.Errorf("encode message %d: %w", i, err)
 			}
 			if line.Len() > MaxLineBytes {
@@ -502,7 +502,7 @@ func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done boo
 	encode := func(msgs []Message) bool {
 		for i := range msgs {
 			start := buf.Len()
-			if enc.Encode(&msgs[i]) != nil || buf.Len()-start > MaxLineBytes {
+			if encodeLine(&buf, enc, &msgs[i]) != nil || buf.Len()-start > MaxLineBytes {
 				return false // the rewrite reports it
 			}
 		}
