@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,7 @@ func Decode(data []byte, dst any) bool {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // numbers reach setBasic as written
 	if !decodeStruct(dec, v.Elem()) {
 		return false
 	}
@@ -71,6 +73,12 @@ func decodeStruct(dec *json.Decoder, v reflect.Value) bool {
 			}
 			continue
 		}
+		if basic(f.Type()) {
+			if t, err := dec.Token(); err != nil || !setBasic(f, t) {
+				return false
+			}
+			continue
+		}
 		var raw json.RawMessage
 		if dec.Decode(&raw) != nil {
 			return false
@@ -96,6 +104,66 @@ func splittable(t reflect.Type) bool {
 		if t.Field(i).Anonymous {
 			return false
 		}
+	}
+	return true
+}
+
+// basic reports whether a value of type t is a bool, number or string
+// that encoding/json decodes plainly: no decoding method of its own, not
+// a json.Number.
+func basic(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Float32, reflect.Float64:
+	default:
+		return false
+	}
+	p := reflect.PointerTo(t)
+	return t != reflect.TypeFor[json.Number]() && !p.Implements(jsonUnmarshaler) && !p.Implements(textUnmarsh)
+}
+
+// setBasic stores the token t (from a decoder that uses json.Number) in
+// the basic value v as encoding/json would; false when encoding/json would
+// refuse it or t is not a single value. A null leaves v as it is.
+func setBasic(v reflect.Value, t json.Token) bool {
+	switch t := t.(type) {
+	case nil:
+		return true
+	case bool:
+		if v.Kind() != reflect.Bool {
+			return false
+		}
+		v.SetBool(t)
+	case string:
+		if v.Kind() != reflect.String {
+			return false
+		}
+		v.SetString(t)
+	case json.Number:
+		switch v.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, err := strconv.ParseInt(string(t), 10, 64)
+			if err != nil || v.OverflowInt(n) {
+				return false
+			}
+			v.SetInt(n)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			n, err := strconv.ParseUint(string(t), 10, 64)
+			if err != nil || v.OverflowUint(n) {
+				return false
+			}
+			v.SetUint(n)
+		case reflect.Float32, reflect.Float64:
+			n, err := strconv.ParseFloat(string(t), v.Type().Bits())
+			if err != nil || v.OverflowFloat(n) {
+				return false
+			}
+			v.SetFloat(n)
+		default:
+			return false
+		}
+	default:
+		return false
 	}
 	return true
 }
