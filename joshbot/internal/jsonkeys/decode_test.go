@@ -50,6 +50,7 @@ type withEmbedded struct {
 // Decode takes what it can walk and gives what encoding/json gives; it
 // declines (false) the rest, which encoding/json then decodes or refuses.
 func TestDecodeAgreesWithEncodingJSON(t *testing.T) {
+	_ = outer{secret: 0} // an unexported field, which no key may reach
 	taken := []string{
 		`{}`, `null`, ` {"name":"a"} `, `{"Plain":3}`, `{"in":{"n":1,"tags":["x"],"deep":{"n":2}},"in":{"attrs":{"k":[1,"2",null]}}}`,
 		`{"ptr":{"n":5},"by_name":{"a":{"n":1}},"when":"2026-01-02T03:04:05Z","dur":7}`, `{"in":null,"ptr":null}`,
