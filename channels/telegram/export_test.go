@@ -3,6 +3,8 @@ package telegram
 import (
 	"context"
 	"time"
+
+	"github.com/joshbot/joshbot/channels"
 )
 
 // SetClock replaces the adapter's time source.
@@ -29,3 +31,9 @@ func GetUpdatesBody(offset, timeout int) []byte { return getUpdatesBody(offset, 
 
 // EmptyResult exposes the quiet-poll recogniser.
 func EmptyResult(data []byte) bool { return emptyResult(data) }
+
+// ValidCommand exposes the command name check.
+func ValidCommand(name string) bool { return validCommand(name) }
+
+// SetMyCommandsBody exposes the hand-built setMyCommands request.
+func SetMyCommandsBody(menu []channels.Command) []byte { return setMyCommandsBody(menu) }

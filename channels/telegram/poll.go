@@ -158,14 +158,20 @@ func (t *Telegram) deliverBatch(ctx context.Context, sink channels.Sink, g gate,
 // network failures on the backoff.
 func (t *Telegram) identify(ctx context.Context, bo backoff) error {
 	for {
-		var me tele.User
+		// Only the two fields the adapter reads: decoding the whole
+		// tele.User would keep encoding/json's field table of a
+		// fifteen-field struct on the heap of an idle gateway.
+		var me struct {
+			ID       int64  `json:"id"`
+			Username string `json:"username"`
+		}
 		err := t.callJSON(ctx, "getMe", []byte("{}"), &me)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err == nil {
 			t.mu.Lock()
-			t.me = &me
+			t.me = &tele.User{ID: me.ID, Username: me.Username}
 			t.mu.Unlock()
 			t.log.Info("connected", "bot", "@"+me.Username)
 			return nil

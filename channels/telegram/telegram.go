@@ -95,6 +95,9 @@ func New(opts *Options) (*Telegram, error) {
 		URL:     base,
 		Token:   o.Token,
 		Offline: true, // identity comes from Start, under its backoff
+		// The adapter polls by itself and never reads telebot's update
+		// channel: one slot instead of the default hundred (17 KB).
+		Updates: 1,
 		Client:  &http.Client{Timeout: o.HTTPTimeout},
 		OnError: func(error, tele.Context) {},
 	})
