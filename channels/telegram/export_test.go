@@ -27,7 +27,9 @@ func (t *Telegram) SetBackoff(f func() Backoff) {
 func RenderHTML(md string, openFence *string) string { return renderHTML(md, openFence) }
 
 // GetUpdatesBody exposes the hand-built long-poll body.
-func GetUpdatesBody(offset, timeout int) []byte { return getUpdatesBody(offset, timeout) }
+func GetUpdatesBody(offset, timeout int) []byte {
+	return newLongPoll("", "", timeout).body(offset)
+}
 
 // EmptyResult exposes the quiet-poll recogniser.
 func EmptyResult(data []byte) bool { return emptyResult(data) }

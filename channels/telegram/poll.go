@@ -165,7 +165,7 @@ func (t *Telegram) identify(ctx context.Context, bo backoff) error {
 			ID       int64  `json:"id"`
 			Username string `json:"username"`
 		}
-		err := t.callJSON(ctx, "getMe", []byte("{}"), &me)
+		err := t.callJSON(ctx, "getMe", t.base+"/bot"+t.opts.Token+"/getMe", []byte("{}"), &me)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -190,35 +190,74 @@ func (t *Telegram) identify(ctx context.Context, bo backoff) error {
 // value of getUpdates' allowed_updates.
 const allowedUpdates = `["message","edited_message","callback_query"]`
 
-// getUpdatesBody is the JSON body of a long poll. It is built by hand
-// rather than by encoding/json: an idle gateway sends one every poll cycle,
-// and the encoder's reflection over a parameter struct keeps its code and
-// the type descriptors it walks resident in a process that otherwise
+// longPoll is what every getUpdates request of an adapter shares, built
+// once: an idle gateway sends one every poll cycle, and nothing in it but
+// the offset ever changes.
+type longPoll struct {
+	url  string // the getUpdates endpoint
+	head []byte // the JSON body up to the offset
+	tail []byte // the JSON body after the offset
+}
+
+// newLongPoll returns the getUpdates request of the Bot API at base with
+// the given token, asking updates to be held up to timeout seconds.
+func newLongPoll(base, token string, timeout int) *longPoll {
+	tail := strconv.AppendInt([]byte(`,"timeout":`), int64(timeout), 10)
+	return &longPoll{
+		url:  base + "/bot" + token + "/getUpdates",
+		head: []byte(`{"offset":`),
+		tail: append(tail, `,"allowed_updates":`+allowedUpdates+`}`...),
+	}
+}
+
+// body is the JSON body of the long poll from offset, the bytes
+// encoding/json writes for the parameters. It is built by hand: the
+// encoder's reflection over a parameter struct would keep its code and the
+// type descriptors it walks resident in an idle gateway, which otherwise
 // touches none of them.
-func getUpdatesBody(offset, timeout int) []byte {
-	b := make([]byte, 0, 96)
-	b = append(b, `{"offset":`...)
-	b = strconv.AppendInt(b, int64(offset), 10)
-	b = append(b, `,"timeout":`...)
-	b = strconv.AppendInt(b, int64(timeout), 10)
-	b = append(b, `,"allowed_updates":`+allowedUpdates+`}`...)
-	return b
+func (p *longPoll) body(offset int) []byte {
+	b := make([]byte, 0, len(p.head)+20+len(p.tail))
+	b = append(b, p.head...)
+	b = appendInt(b, offset)
+	return append(b, p.tail...)
+}
+
+// appendInt appends n in decimal. (strconv.AppendInt reads its digit
+// pairs from a table in the executable's read-only data.)
+func appendInt(b []byte, n int) []byte {
+	var digits [20]byte
+	i := len(digits)
+	u := uint64(n)
+	if n < 0 {
+		u = -u
+	}
+	for {
+		i--
+		digits[i] = byte('0' + u%10)
+		u /= 10
+		if u == 0 {
+			break
+		}
+	}
+	if n < 0 {
+		b = append(b, '-')
+	}
+	return append(b, digits[i:]...)
 }
 
 func (t *Telegram) getUpdates(ctx context.Context, offset int) ([]tele.Update, error) {
-	body := getUpdatesBody(offset, int(t.opts.PollTimeout/time.Second))
 	ctx, cancel := context.WithTimeout(ctx, t.opts.PollTimeout+15*time.Second)
 	defer cancel()
 	var out []tele.Update
-	err := t.callJSON(ctx, "getUpdates", body, &out)
+	err := t.callJSON(ctx, "getUpdates", t.longPoll.url, t.longPoll.body(offset), &out)
 	return out, err
 }
 
 // callJSON is a context-aware Bot API call with a JSON body: the long poll
 // must end the moment the adapter stops, which telebot's calls cannot.
 // result may be nil when only success matters.
-func (t *Telegram) callJSON(ctx context.Context, method string, body []byte, result any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/bot"+t.opts.Token+"/"+method, bytes.NewReader(body))
+func (t *Telegram) callJSON(ctx context.Context, method, url string, body []byte, result any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func TestGetUpdatesBodyIsWhatEncodingJSONWrites(t *testing.T) {
 		Timeout        int      `json:"timeout"`
 		AllowedUpdates []string `json:"allowed_updates"`
 	}
-	for _, c := range [][2]int{{0, 30}, {1, 0}, {-1, 1}, {123456789, 50}, {math.MaxInt, math.MinInt}} {
+	for _, c := range [][2]int{{0, 30}, {1, 0}, {-1, 1}, {9, 10}, {10, 99}, {123456789, 50}, {math.MaxInt, math.MinInt}, {math.MinInt, math.MaxInt}} {
 		want, err := json.Marshal(params{c[0], c[1], []string{"message", "edited_message", "callback_query"}})
 		if err != nil {
 			t.Fatal(err)
