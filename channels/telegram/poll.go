@@ -223,7 +223,8 @@ func (p *longPoll) body(offset int) []byte {
 }
 
 // appendInt appends n in decimal. (strconv.AppendInt reads its digit
-// pairs from a table in the executable's read-only data.)
+// pairs from a table in the executable's read-only data, in a page the
+// rest of an idle poll cycle leaves alone.)
 func appendInt(b []byte, n int) []byte {
 	var digits [20]byte
 	i := len(digits)
