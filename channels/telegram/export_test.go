@@ -3,6 +3,8 @@ package telegram
 import (
 	"context"
 	"time"
+
+	"github.com/joshbot/joshbot/channels"
 )
 
 // SetClock replaces the adapter's time source.
@@ -23,3 +25,17 @@ func (t *Telegram) SetBackoff(f func() Backoff) {
 
 // RenderHTML exposes the Markdown renderer.
 func RenderHTML(md string, openFence *string) string { return renderHTML(md, openFence) }
+
+// GetUpdatesBody exposes the hand-built long-poll body.
+func GetUpdatesBody(offset, timeout int) []byte {
+	return newLongPoll("", "", timeout).body(offset)
+}
+
+// EmptyResult exposes the quiet-poll recogniser.
+func EmptyResult(data []byte) bool { return emptyResult(data) }
+
+// ValidCommand exposes the command name check.
+func ValidCommand(name string) bool { return validCommand(name) }
+
+// SetMyCommandsBody exposes the hand-built setMyCommands request.
+func SetMyCommandsBody(menu []channels.Command) []byte { return setMyCommandsBody(menu) }

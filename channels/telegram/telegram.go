@@ -26,13 +26,15 @@ const Name = "telegram"
 // and sets reactions on its own. All methods are safe for concurrent use;
 // Start must run at most once at a time.
 type Telegram struct {
-	opts   Options
-	log    *slog.Logger
-	bot    *tele.Bot
-	base   string
-	poll   *http.Client // the long poll, which must end with its context
-	limits channels.AttachmentLimits
-	clock  clock
+	opts Options
+	log  *slog.Logger
+	bot  *tele.Bot
+	base string
+	poll *http.Client // the long poll, which must end with its context
+	// longPoll is the getUpdates request, but for its offset.
+	longPoll *longPoll
+	limits   channels.AttachmentLimits
+	clock    clock
 	// newBackoff builds the reconnect ladder; replaceable by tests.
 	newBackoff func() backoff
 	// pacePrivate and paceGroup space the messages of a reply per chat.
@@ -95,6 +97,9 @@ func New(opts *Options) (*Telegram, error) {
 		URL:     base,
 		Token:   o.Token,
 		Offline: true, // identity comes from Start, under its backoff
+		// The adapter polls by itself and never reads telebot's update
+		// channel: one slot instead of the default hundred (17 KB).
+		Updates: 1,
 		Client:  &http.Client{Timeout: o.HTTPTimeout},
 		OnError: func(error, tele.Context) {},
 	})
@@ -107,6 +112,7 @@ func New(opts *Options) (*Telegram, error) {
 		bot:        bot,
 		base:       base,
 		poll:       &http.Client{},
+		longPoll:   newLongPoll(base, o.Token, int(o.PollTimeout/time.Second)),
 		limits:     channels.TelegramAttachmentLimitsFor(o.APIURL),
 		clock:      clock{now: time.Now, after: time.After},
 		newBackoff: func() backoff { return channels.NewBackoff(time.Second, time.Minute) },
