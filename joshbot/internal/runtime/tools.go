@@ -51,7 +51,7 @@ func (o *Options) registerShellAndWeb(reg *tools.Registry, cfg *config.Config, h
 	if err := reg.Register(tools.NewWebFetch(&tools.WebFetchOptions{Timeout: tc.Web.FetchTimeout.Std()})); err != nil {
 		return nil, fmt.Errorf("web_fetch: %w", err)
 	}
-	backends, err := searchBackends(&tc.Web, mcp, anyMCPEnabled(cfg))
+	backends, err := searchBackends(&tc.Web, mcp, anyMCPEnabled(cfg), onPath)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +143,9 @@ func anyMCPEnabled(cfg *config.Config) bool {
 // searchBackends builds the backends in the configured order. By default
 // the chain is exa-cli (when an exa executable is on PATH at start), Exa
 // over MCP (when an MCP server is enabled), the Exa API (when it has a
-// key), then the keyless DuckDuckGo.
-func searchBackends(w *config.Web, mcp *mcpSearchTools, mcpEnabled bool) ([]tools.SearchBackend, error) {
+// key), then the keyless DuckDuckGo. onPath tells whether a command is
+// installed (see onPath).
+func searchBackends(w *config.Web, mcp *mcpSearchTools, mcpEnabled bool, onPath func(string) bool) ([]tools.SearchBackend, error) {
 	key, err := w.ExaKey()
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func searchBackends(w *config.Web, mcp *mcpSearchTools, mcpEnabled bool) ([]tool
 	order := w.Backends
 	if len(order) == 0 {
 		order = []string{"exa-cli", "exa-mcp", "exa", "duckduckgo"}
-		if _, err := exec.LookPath("exa"); err != nil {
+		if !onPath("exa") {
 			order = order[1:]
 		}
 		if !mcpEnabled {
@@ -227,4 +228,10 @@ func (s shellKeys) Execute(ctx context.Context, args json.RawMessage) (string, e
 		err = fmt.Errorf("%s: not run: %w; tools.shell_approval requires a human to approve each command", s.Name(), sandbox.ErrNoApprover)
 	}
 	return out, err
+}
+
+// onPath reports whether the command name is found on $PATH.
+func onPath(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
 }

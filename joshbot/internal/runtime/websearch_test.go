@@ -56,7 +56,7 @@ func TestExaMCPLegThroughTheManager(t *testing.T) {
 	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }))
 	defer ddg.Close()
 	src := &mcpSearchTools{}
-	backends, err := searchBackends(&config.Web{Backends: []string{"exa-cli", "exa-mcp", "duckduckgo"}, DuckDuckGoURL: ddg.URL}, src, true)
+	backends, err := searchBackends(&config.Web{Backends: []string{"exa-cli", "exa-mcp", "duckduckgo"}, DuckDuckGoURL: ddg.URL}, src, true, onPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,18 +103,18 @@ func TestSearchBackendsDefaultChain(t *testing.T) {
 	}
 	bin := t.TempDir()
 	t.Setenv("PATH", bin)
-	bs, err := searchBackends(&config.Web{}, &mcpSearchTools{}, false)
+	bs, err := searchBackends(&config.Web{}, &mcpSearchTools{}, false, onPath)
 	if err != nil || names(bs) != "duckduckgo" {
 		t.Fatalf("nothing installed: %q, %v", names(bs), err)
 	}
-	bs, err = searchBackends(&config.Web{ExaAPIKey: "k"}, &mcpSearchTools{}, true)
+	bs, err = searchBackends(&config.Web{ExaAPIKey: "k"}, &mcpSearchTools{}, true, onPath)
 	if err != nil || names(bs) != "exa-mcp exa duckduckgo" {
 		t.Fatalf("MCP and a key: %q, %v", names(bs), err)
 	}
 	if err := os.WriteFile(filepath.Join(bin, "exa"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bs, err = searchBackends(&config.Web{}, &mcpSearchTools{}, true)
+	bs, err = searchBackends(&config.Web{}, &mcpSearchTools{}, true, onPath)
 	if err != nil || names(bs) != "exa-cli exa-mcp duckduckgo" {
 		t.Fatalf("exa installed, MCP: %q, %v", names(bs), err)
 	}
