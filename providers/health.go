@@ -3,6 +3,7 @@ package providers
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,7 @@ type Health struct {
 	mu      sync.Mutex
 	now     func() time.Time
 	records map[string]*healthRecord
+	changes atomic.Uint64
 }
 
 type healthRecord struct {
@@ -60,9 +62,19 @@ func NewHealth(now func() time.Time) *Health {
 // Success clears provider's record.
 func (h *Health) Success(provider string) {
 	h.mu.Lock()
-	delete(h.records, provider)
+	if _, ok := h.records[provider]; ok {
+		delete(h.records, provider)
+		h.changes.Add(1)
+	}
 	h.mu.Unlock()
 }
+
+// Changes counts the records changed so far (failures recorded, records
+// cleared by a success). A caller that keeps a copy of the table, such as
+// a status file, can take a [Health.Snapshot] only when the count has
+// moved since its last one, or when a cooldown it saw has ended: time
+// passing ends cooldowns without counting as a change.
+func (h *Health) Changes() uint64 { return h.changes.Load() }
 
 // Failure records a failure of provider. cooldown is how long the provider
 // asked to be left alone (from Retry-After); zero means a cooldown that
@@ -76,6 +88,7 @@ func (h *Health) Failure(provider string, err error, cooldown time.Duration) {
 		h.records[provider] = r
 	}
 	r.failures++
+	h.changes.Add(1)
 	if err != nil {
 		r.lastErr = oneLine(err.Error(), 200)
 	}

@@ -70,27 +70,67 @@ func healthEntries(snap []providers.ProviderHealth, now time.Time) []output.Prov
 // persistHealth writes the process's provider health to the home whenever
 // it changes, until ctx ends. Write failures are logged once per change.
 func (rt *Runtime) persistHealth(ctx context.Context, home string, tick <-chan time.Time) {
-	var last HealthDoc
-	write := func() {
-		cur := HealthDoc{Providers: healthEntries(rt.Health.Snapshot(), time.Now()), MCPServers: mcpEntries(rt.MCP)}
-		if reflect.DeepEqual(cur, last) {
-			return
-		}
-		if err := writeHealth(home, cur); err != nil {
-			rt.Logger.Warn("provider health not saved for joshbot status", "err", err)
-		}
-		last = cur
-	}
-	write()
+	w := rt.newHealthWriter(home, time.Now)
+	w.tick()
 	for {
 		select {
 		case <-ctx.Done():
-			write()
+			w.force()
 			return
 		case <-tick:
-			write()
+			w.tick()
 		}
 	}
+}
+
+// healthWriter keeps the health file in step with the process's tables.
+// Its tick is what an idle daemon runs every few seconds, so when nothing
+// can have changed it costs two loads and a comparison: the provider
+// table's change count has not moved, no cooldown written in the file has
+// ended, and there are no MCP servers (whose state has no such count).
+type healthWriter struct {
+	rt      *Runtime
+	home    string
+	now     func() time.Time
+	last    HealthDoc
+	written bool
+	seen    uint64    // the table's change count at the last snapshot
+	cooling time.Time // the earliest cooldown end in last; zero for none
+}
+
+func (rt *Runtime) newHealthWriter(home string, now func() time.Time) *healthWriter {
+	return &healthWriter{rt: rt, home: home, now: now}
+}
+
+// tick rewrites the file if the tables may have changed since the last.
+func (w *healthWriter) tick() {
+	if w.written && w.rt.MCP == nil && w.rt.Health.Changes() == w.seen &&
+		(w.cooling.IsZero() || w.now().Before(w.cooling)) {
+		return
+	}
+	w.force()
+}
+
+// force compares the tables with the file's last content and rewrites it
+// when they differ.
+func (w *healthWriter) force() {
+	seen := w.rt.Health.Changes() // before the snapshot: a later change is seen next tick
+	now := w.now()
+	cur := HealthDoc{Providers: healthEntries(w.rt.Health.Snapshot(), now), MCPServers: mcpEntries(w.rt.MCP)}
+	w.seen = seen
+	w.cooling = time.Time{}
+	for _, e := range cur.Providers {
+		if until, err := time.Parse(time.RFC3339, e.CoolingUntil); err == nil && (w.cooling.IsZero() || until.Before(w.cooling)) {
+			w.cooling = until
+		}
+	}
+	if w.written && reflect.DeepEqual(cur, w.last) {
+		return
+	}
+	if err := writeHealth(w.home, cur); err != nil {
+		w.rt.Logger.Warn("provider health not saved for joshbot status", "err", err)
+	}
+	w.last, w.written = cur, true
 }
 
 func writeHealth(home string, doc HealthDoc) error {
