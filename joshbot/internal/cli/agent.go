@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
 	"sync/atomic"
 
@@ -121,7 +120,7 @@ func runAgent(ctx context.Context, opts *agentOptions) error {
 // oneShot runs one turn and shows its reply: streamed on a terminal,
 // printed whole otherwise.
 func oneShot(ctx context.Context, io *cmdutil.Streams, rt *runtime.Runtime, session, text string) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, stop := signals.catch(ctx, os.Interrupt)
 	defer stop()
 	ctx = sandbox.WithApprover(ctx, oneShotApprover(io))
 	var live *term.Live

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -125,7 +124,7 @@ func (a *app) catchTermFor(cmd *cobra.Command) {
 	if !a.catchTerm || isQuick(cmd) {
 		return
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+	ctx, stop := signals.catch(cmd.Context(), syscall.SIGTERM)
 	cmd.SetContext(ctx)
 	a.stopTerm = stop
 }

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSigRouterCancelsTheCatchingContext checks that a signal cancels the
+// context catching it with signal.NotifyContext's cause, and that a later
+// catch of the same signal (already registered) works too.
+func TestSigRouterCancelsTheCatchingContext(t *testing.T) {
+	for round := 0; round < 2; round++ {
+		ctx, stop := signals.catch(context.Background(), syscall.SIGUSR2)
+		if err := syscall.Kill(os.Getpid(), syscall.SIGUSR2); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: SIGUSR2 did not cancel the catching context", round)
+		}
+		if got, want := context.Cause(ctx).Error(), "user defined signal 2 signal received"; got != want {
+			t.Errorf("round %d: cause %q, want %q", round, got, want)
+		}
+		stop()
+		stop() // a second stop is harmless, as NotifyContext's is
+	}
+	// Stopping releases the context even when no signal came.
+	ctx, stop := signals.catch(context.Background(), syscall.SIGUSR2)
+	stop()
+	if !errors.Is(ctx.Err(), context.Canceled) || context.Cause(ctx) != context.Canceled {
+		t.Errorf("stopped catch: err %v, cause %v; want context.Canceled", ctx.Err(), context.Cause(ctx))
+	}
+}
+
+// TestSigRouterUncaughtSignalKeepsItsDefault checks that a signal arriving
+// after its catch stopped ends the process by that signal, as it would
+// have had the handler been removed.
+func TestSigRouterUncaughtSignalKeepsItsDefault(t *testing.T) {
+	if os.Getenv("JOSHBOT_SIGROUTER_CHILD") == "1" {
+		_, stop := signals.catch(context.Background(), syscall.SIGTERM)
+		stop()
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(10 * time.Second)
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSigRouterUncaughtSignalKeepsItsDefault$")
+	cmd.Env = append(os.Environ(), "JOSHBOT_SIGROUTER_CHILD=1")
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("child: %v, want killed by SIGTERM", err)
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("child ended with %v, want killed by SIGTERM", ws)
+	}
+}
