@@ -90,6 +90,11 @@ func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOption
 // runAgent loads the runtime and runs one turn or a conversation.
 func runAgent(ctx context.Context, opts *agentOptions) error {
 	ro := &runtime.Options{}
+	if opts.OneShot {
+		// oneShot catches Ctrl-C; its registration, a round trip to the
+		// runtime's signal thread, runs while the runtime loads.
+		signals.prepare(os.Interrupt)
+	}
 	if !opts.OneShot && isTerminal(opts.IO.In) && isTerminal(opts.IO.Out) {
 		ro.WrapTools = runtime.ProgressTools // tool-progress lines in the line editor
 	}

@@ -21,10 +21,14 @@ var signals sigRouter
 // context. A signal that arrives while no context is catching it gets the
 // default action it would have had without the router: the router lets
 // the signal go and raises it again, and the process ends by that signal.
+// So a signal can also be registered ahead of its catch, in the background
+// (see [sigRouter.prepare]), without changing what it does before then.
 type sigRouter struct {
-	mu      sync.Mutex
-	ch      chan os.Signal
-	enabled map[os.Signal]bool
+	mu sync.Mutex
+	ch chan os.Signal
+	// enabled holds, for each signal registered or being registered, a
+	// channel closed once os/signal delivers it to ch.
+	enabled map[os.Signal]chan struct{}
 	catches map[os.Signal][]*sigCatch
 }
 
@@ -46,18 +50,17 @@ func (r *sigRouter) catch(parent context.Context, sig os.Signal) (context.Contex
 	ctx, cancel := context.WithCancelCause(parent)
 	c := &sigCatch{cancel: cancel}
 	r.mu.Lock()
-	if r.ch == nil {
-		r.ch = make(chan os.Signal, 1)
-		r.enabled = map[os.Signal]bool{}
-		r.catches = map[os.Signal][]*sigCatch{}
-		go r.route(r.ch)
-	}
+	r.start()
 	r.catches[sig] = append(r.catches[sig], c)
-	if !r.enabled[sig] {
-		r.enabled[sig] = true
+	done, ok := r.enabled[sig]
+	if !ok {
+		done = make(chan struct{})
+		r.enabled[sig] = done
 		signal.Notify(r.ch, sig)
+		close(done)
 	}
 	r.mu.Unlock()
+	<-done // a registration prepare began
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
@@ -75,6 +78,35 @@ func (r *sigRouter) catch(parent context.Context, sig os.Signal) (context.Contex
 	}
 }
 
+// prepare registers sig with os/signal on a goroutine of its own, so that
+// the command's start-up goes on meanwhile and a later catch of sig finds
+// it done. Until a catch, sig keeps its default action (see route).
+func (r *sigRouter) prepare(sig os.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.start()
+	if _, ok := r.enabled[sig]; ok {
+		return
+	}
+	done := make(chan struct{})
+	r.enabled[sig] = done
+	go func() {
+		signal.Notify(r.ch, sig)
+		close(done)
+	}()
+}
+
+// start makes the router's channel and starts routing; r.mu is held.
+func (r *sigRouter) start() {
+	if r.ch != nil {
+		return
+	}
+	r.ch = make(chan os.Signal, 1)
+	r.enabled = map[os.Signal]chan struct{}{}
+	r.catches = map[os.Signal][]*sigCatch{}
+	go r.route(r.ch)
+}
+
 // route delivers each signal from ch to the contexts catching it, or, when
 // none is, gives it its default action.
 func (r *sigRouter) route(ch chan os.Signal) {
@@ -85,7 +117,7 @@ func (r *sigRouter) route(ch chan os.Signal) {
 			// Nobody asked for it any more: what would have happened
 			// had the handler been removed. signal.Reset makes the
 			// runtime end the process on the raised signal.
-			r.enabled[s] = false
+			delete(r.enabled, s)
 			signal.Reset(s)
 			r.mu.Unlock()
 			if n, ok := s.(syscall.Signal); ok {

@@ -61,3 +61,46 @@ func TestSigRouterUncaughtSignalKeepsItsDefault(t *testing.T) {
 		t.Fatalf("child ended with %v, want killed by SIGTERM", ws)
 	}
 }
+
+// TestSigRouterPreparedSignalKeepsItsDefaultUntilCaught checks that a
+// signal registered ahead (prepare) still ends the process before any
+// catch, and is caught once a catch has returned.
+func TestSigRouterPreparedSignalKeepsItsDefaultUntilCaught(t *testing.T) {
+	switch os.Getenv("JOSHBOT_SIGROUTER_PREPARED") {
+	case "before":
+		signals.prepare(syscall.SIGTERM)
+		time.Sleep(50 * time.Millisecond)
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(10 * time.Second)
+		os.Exit(0)
+	case "after":
+		signals.prepare(syscall.SIGUSR1)
+		ctx, stop := signals.catch(context.Background(), syscall.SIGUSR1)
+		defer stop()
+		syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+		select {
+		case <-ctx.Done():
+			os.Exit(0)
+		case <-time.After(10 * time.Second):
+			os.Exit(3)
+		}
+	}
+	for _, mode := range []string{"before", "after"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSigRouterPreparedSignalKeepsItsDefaultUntilCaught$")
+		cmd.Env = append(os.Environ(), "JOSHBOT_SIGROUTER_PREPARED="+mode)
+		err := cmd.Run()
+		if mode == "after" {
+			if err != nil {
+				t.Errorf("caught after prepare: child %v, want exit 0 (the catch cancelled its context)", err)
+			}
+			continue
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("prepared, not caught: child %v, want killed by SIGTERM", err)
+		}
+		if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Errorf("prepared, not caught: child ended with %v, want killed by SIGTERM", ws)
+		}
+	}
+}
