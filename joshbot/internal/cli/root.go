@@ -106,6 +106,9 @@ type app struct {
 	// catchTermFor); stopTerm undoes it once the command has returned.
 	catchTerm bool
 	stopTerm  func()
+	// termCaught, when set, waits until SIGTERM is caught (see
+	// catchTermFor); the runtime calls it before it starts a process.
+	termCaught func()
 	// rawTerm is set while the line editor holds the terminal raw.
 	rawTerm atomic.Bool
 	// above prints log lines above the line editor's prompt.
@@ -122,6 +125,15 @@ const quickCommand = "joshbot/quick"
 // default: the handler costs a goroutine and a thread at start-up.
 func (a *app) catchTermFor(cmd *cobra.Command) {
 	if !a.catchTerm || isQuick(cmd) {
+		return
+	}
+	if cmd.Name() == "agent" && cmd.Parent() != nil && cmd.Parent().Parent() == nil && cmd.Flags().Changed("message") {
+		// A one-shot turn registers SIGTERM while the runtime checks
+		// its config; the runtime waits for it before it starts any
+		// process (runtime.Options.BeforeStart).
+		ctx, stop, wait := signals.catchSoon(cmd.Context(), syscall.SIGTERM)
+		cmd.SetContext(ctx)
+		a.stopTerm, a.termCaught = stop, wait
 		return
 	}
 	ctx, stop := signals.catch(cmd.Context(), syscall.SIGTERM)
@@ -343,6 +355,9 @@ func (a *app) runtimeOptions(profile string, o *runtime.Options) (*runtime.Optio
 		a.health = providers.NewHealth(nil)
 	}
 	opts.Health = a.health
+	if a.termCaught != nil {
+		opts.BeforeStart = a.termCaught
+	}
 	if a.runtimeSeams != nil {
 		a.runtimeSeams(&opts)
 	}

@@ -47,22 +47,23 @@ func (e signalError) Error() string { return string(e) }
 // a function that stops the catch and releases the context, as
 // signal.NotifyContext(parent, sig) does.
 func (r *sigRouter) catch(parent context.Context, sig os.Signal) (context.Context, context.CancelFunc) {
+	ctx, stop, wait := r.catchSoon(parent, sig)
+	wait()
+	return ctx, stop
+}
+
+// catchSoon is catch with sig registered in the background: sig keeps its
+// default action until the registration is done, which wait waits for.
+func (r *sigRouter) catchSoon(parent context.Context, sig os.Signal) (ctx context.Context, stop context.CancelFunc, wait func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	c := &sigCatch{cancel: cancel}
 	r.mu.Lock()
 	r.start()
 	r.catches[sig] = append(r.catches[sig], c)
-	done, ok := r.enabled[sig]
-	if !ok {
-		done = make(chan struct{})
-		r.enabled[sig] = done
-		signal.Notify(r.ch, sig)
-		close(done)
-	}
+	done := r.register(sig)
 	r.mu.Unlock()
-	<-done // a registration prepare began
 	var once sync.Once
-	return ctx, func() {
+	stop = func() {
 		once.Do(func() {
 			r.mu.Lock()
 			cs := r.catches[sig]
@@ -76,6 +77,7 @@ func (r *sigRouter) catch(parent context.Context, sig os.Signal) (context.Contex
 			cancel(nil)
 		})
 	}
+	return ctx, stop, func() { <-done }
 }
 
 // prepare registers sig with os/signal on a goroutine of its own, so that
@@ -83,10 +85,17 @@ func (r *sigRouter) catch(parent context.Context, sig os.Signal) (context.Contex
 // it done. Until a catch, sig keeps its default action (see route).
 func (r *sigRouter) prepare(sig os.Signal) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.register(sig)
+	r.mu.Unlock()
+}
+
+// register starts registering sig with os/signal on a goroutine, unless
+// that is done or under way, and returns a channel closed once os/signal
+// delivers sig to the router. r.mu is held.
+func (r *sigRouter) register(sig os.Signal) chan struct{} {
 	r.start()
-	if _, ok := r.enabled[sig]; ok {
-		return
+	if done, ok := r.enabled[sig]; ok {
+		return done
 	}
 	done := make(chan struct{})
 	r.enabled[sig] = done
@@ -94,6 +103,7 @@ func (r *sigRouter) prepare(sig os.Signal) {
 		signal.Notify(r.ch, sig)
 		close(done)
 	}()
+	return done
 }
 
 // start makes the router's channel and starts routing; r.mu is held.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +102,33 @@ func TestSigRouterPreparedSignalKeepsItsDefaultUntilCaught(t *testing.T) {
 		}
 		if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 			t.Errorf("prepared, not caught: child ended with %v, want killed by SIGTERM", ws)
+		}
+	}
+}
+
+// TestOneShotRegistersSIGTERMWhileLoading checks that only a one-shot
+// turn leaves its SIGTERM registration for the runtime to wait for
+// (runtime.Options.BeforeStart); other commands have it done before they
+// run.
+func TestOneShotRegistersSIGTERMWhileLoading(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		soon bool
+	}{
+		{[]string{"agent", "-m", "hi", "--config", "/nonexistent/joshbot/config.json"}, true},
+		{[]string{"sessions", "list", "--config", "/nonexistent/joshbot/config.json"}, false},
+	} {
+		var out strings.Builder
+		a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &out, catchTerm: true}
+		a.execute(context.Background(), tc.args) // fails for want of a config
+		if a.stopTerm == nil {
+			t.Fatalf("%v: no SIGTERM handler", tc.args)
+		}
+		if got := a.termCaught != nil; got != tc.soon {
+			t.Errorf("%v: SIGTERM registered in the background = %v, want %v", tc.args, got, tc.soon)
+		}
+		if a.termCaught != nil {
+			a.termCaught() // the registration finishes
 		}
 	}
 }

@@ -36,6 +36,11 @@ type Options struct {
 	WrapTools func(*tools.Registry) (*tools.Registry, error)
 	// Logger receives the runtime's log lines; nil discards them.
 	Logger *slog.Logger
+	// BeforeStart, when set, is called once the config is checked and
+	// before Load starts any process (the sandbox probe, MCP servers):
+	// the command line waits there for its SIGTERM handler, registered
+	// meanwhile, so that a stop reaps what Load started.
+	BeforeStart func()
 	// Stdout is where the message tools' output for the command line goes;
 	// nil discards it.
 	Stdout io.Writer
@@ -143,6 +148,9 @@ func Load(ctx context.Context, o *Options) (*Runtime, error) {
 	checked := o.Check()
 	if err := checked.Err(cfgPath); err != nil {
 		return nil, err
+	}
+	if o.BeforeStart != nil {
+		o.BeforeStart()
 	}
 	cfg, mc, chain := checked.Config, checked.Models, checked.chain
 	primary := &mc.Models[0]
