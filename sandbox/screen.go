@@ -116,18 +116,24 @@ func NewScreener(opts *ScreenOptions) (*Screener, error) {
 	if opts == nil {
 		opts = &ScreenOptions{}
 	}
-	s := &Screener{mode: opts.Mode, allow: map[string]bool{}, deny: map[string]bool{}, workspace: opts.Workspace}
 	allow := opts.Allow
 	if len(allow) == 0 {
 		allow = DefaultAllow
 	}
+	// Sized once: growing a map rehashes it, and a new process builds
+	// its screeners on the way to its first turn.
+	s := &Screener{mode: opts.Mode, allow: make(map[string]bool, len(allow)),
+		deny: make(map[string]bool, len(denyNames)+len(opts.Deny)), workspace: opts.Workspace}
 	for _, n := range allow {
 		if n == "" || strings.ContainsAny(n, "/ \t\n;&|$`'\"\\") {
 			return nil, fmt.Errorf("allowlist entry %q is not a plain program name", n)
 		}
 		s.allow[n] = true
 	}
-	for _, n := range slices.Concat(denyNames, opts.Deny) {
+	for _, n := range denyNames {
+		s.deny[n] = true
+	}
+	for _, n := range opts.Deny {
 		s.deny[n] = true
 	}
 	return s, nil
