@@ -102,3 +102,61 @@ func TestMissingStepIsAnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTopVersionAgreesWithEncodingJSON checks that whenever topVersion
+// names a version, encoding/json reads the same one from a valid
+// document, and that it declines what it cannot read as encoding/json
+// would.
+func TestTopVersionAgreesWithEncodingJSON(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{`{"schema_version":1}`, 1, true},
+		{` { "agents" : {"a":[1,{"b":"}\"]"}],"c":null} , "schema_version" : 12 , "x":"y" } `, 12, true},
+		{`{"schema_version":1,"Schema_Version":4}`, 4, true}, // encoding/json: any letter case, last wins
+		{`{"schema_version":2,"tools":{"schema_version":9}}`, 2, true},
+		{`{"s":"a\\","schema_version":3}`, 3, true},
+		{`{"schema\u005fversion":3}`, 0, false}, // an escape in a key
+		{`{"ſchema_version":3}`, 0, false},      // encoding/json folds ſ to s
+		{`{"schema_version":3.0}`, 0, false},
+		{`{"schema_version":-1}`, 0, false},
+		{`{"schema_version":"3"}`, 0, false},
+		{`{"agents":{}}`, 0, false},
+		{`{}`, 0, false},
+		{`[1]`, 0, false},
+		{`{"schema_version":1,`, 0, false},
+		{`{"schema_version":99999999999999999999}`, 0, false},
+	} {
+		got, ok := topVersion([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("topVersion(%s) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+		var head struct {
+			SchemaVersion int `json:"schema_version"`
+		}
+		if ok && json.Unmarshal([]byte(tt.in), &head) == nil && head.SchemaVersion != got {
+			t.Errorf("topVersion(%s) = %d, encoding/json reads %d", tt.in, got, head.SchemaVersion)
+		}
+	}
+}
+
+// FuzzTopVersion checks on any input that a version topVersion names is
+// the one encoding/json reads when the document is valid.
+func FuzzTopVersion(f *testing.F) {
+	f.Add(`{"schema_version":1,"agents":{"defaults":{"model":"m"}}}`)
+	f.Add(`{"a":"\"}","SCHEMA_VERSION":2}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := topVersion([]byte(in))
+		if !ok {
+			return
+		}
+		var head struct {
+			SchemaVersion int `json:"schema_version"`
+		}
+		if json.Unmarshal([]byte(in), &head) == nil && head.SchemaVersion != got {
+			t.Fatalf("topVersion(%q) = %d, encoding/json reads %d", in, got, head.SchemaVersion)
+		}
+	})
+}
