@@ -72,12 +72,20 @@ func (a *Agent) afterTurn(key, user string, sess *memory.Session, from int, repl
 		// in the session's sidecar: nothing reads one, and writing it was
 		// a new file per session.
 		var books sync.WaitGroup
+		history := func() {
+			if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
+				a.log.Warn("history entry not written", "session", key, "err", err)
+			}
+		}
+		learn := a.memory != nil && !a.disableLearning && !tainted && worthLearning(rec.user)
 		if a.memory != nil {
-			books.Go(func() {
-				if err := a.memory.AppendHistory(key, rec.excerpt()); err != nil {
-					a.log.Warn("history entry not written", "session", key, "err", err)
-				}
-			})
+			if learn || compact {
+				books.Go(history)
+			} else {
+				// Nothing to overlap: a goroutine would only cost a
+				// thread's wake-up.
+				history()
+			}
 		}
 		switch {
 		case a.memory == nil || a.disableLearning:
