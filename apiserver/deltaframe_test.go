@@ -57,6 +57,19 @@ func BenchmarkDeltaFrame(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstDeltaFrame is what a stream costs before its first byte
+// can be queued: the stream itself and its first event, role included.
+func BenchmarkFirstDeltaFrame(b *testing.B) {
+	rec := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		st := newStream(rec, time.Now(), false)
+		if _, err := st.deltaFrame("Hello"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // writeCounter is a ResponseWriter that counts its writes.
 type writeCounter struct {
 	*httptest.ResponseRecorder

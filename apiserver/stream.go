@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -139,12 +140,7 @@ func (s *stream) deltaFrame(text string) ([]byte, error) {
 // per token, and the prefix up to the text is the same for all of them.
 func (s *stream) appendDelta(dst []byte, text string, role bool) ([]byte, error) {
 	if s.prefix == nil {
-		c := s.chunk(map[string]any{"content": ""}, nil)
-		f, err := frame(c)
-		if err != nil {
-			return nil, err
-		}
-		s.prefix = f[:bytes.Index(f, []byte(`"content":`))+len(`"content":`)]
+		s.prefix = s.appendPrefix(nil)
 	}
 	quoted, err := json.Marshal(text)
 	if err != nil {
@@ -166,6 +162,20 @@ func (s *stream) appendDelta(dst []byte, text string, role bool) ([]byte, error)
 		dst = append(dst, roleMember...)
 	}
 	return append(dst, suffix...), nil
+}
+
+// appendPrefix appends the start of every delta's data event, up to and
+// with `"content":`, as encoding the [chunk] writes it. It is written by
+// hand because it stands before a stream's first byte: encoding a chunk
+// costs a dozen allocations and the reflection of its types. The id is
+// hex and ModelID plain ASCII, so neither needs escaping.
+func (s *stream) appendPrefix(dst []byte) []byte {
+	dst = append(dst, `data: {"id":"`...)
+	dst = append(dst, s.id...)
+	dst = append(dst, `","object":"chat.completion.chunk","created":`...)
+	dst = strconv.AppendInt(dst, s.created, 10)
+	dst = append(dst, `,"model":"`+ModelID+`","choices":[{"index":0,"delta":{"content":`...)
+	return dst
 }
 
 // roleMember follows "content" in the first delta: a map's keys are
