@@ -21,22 +21,31 @@ const staleTempAge = time.Minute
 // else is touched. Failures are only logged: a leftover costs disk space,
 // never correctness. It returns how many files were removed.
 func sweepTemp(dir string) int {
-	entries, err := os.ReadDir(dir)
+	// Names only, unsorted: a store opens at every start of the
+	// program, and the sessions directory holds a file per session, of
+	// which almost none is a temporary file.
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
 	if err != nil {
 		return 0
 	}
 	cutoff := time.Now().Add(-staleTempAge)
 	removed := 0
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !atomicfile.IsTemp(e.Name()) {
+	for _, name := range names {
+		if !atomicfile.IsTemp(name) {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil || info.ModTime().After(cutoff) {
+		p := filepath.Join(dir, name)
+		info, err := os.Lstat(p)
+		if err != nil || !info.Mode().IsRegular() || info.ModTime().After(cutoff) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-			slog.Warn("memory: could not remove a stale temporary file", "file", filepath.Join(dir, e.Name()), "err", err)
+		if err := os.Remove(p); err != nil {
+			slog.Warn("memory: could not remove a stale temporary file", "file", p, "err", err)
 			continue
 		}
 		removed++

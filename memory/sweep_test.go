@@ -33,11 +33,19 @@ func TestNewStoreSweepsStaleTempFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A directory with a temporary file's name is not the store's.
+	sub := filepath.Join(dir, ".cli_other.jsonl.4242.tmp")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(sub, old, old); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := NewStore(dir); err != nil {
 		t.Fatal(err)
 	}
 	got := dirNames(t, dir)
-	want := []string{".cli_default.jsonl.555.tmp", "cli_default.jsonl", "notes.tmp"}
+	want := []string{".cli_default.jsonl.555.tmp", ".cli_other.jsonl.4242.tmp", "cli_default.jsonl", "notes.tmp"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
