@@ -22,6 +22,10 @@ var privateDirs = []string{"sessions", "memory"}
 // session.
 const modesStamp = ".modes-checked"
 
+// readDirForModes lists a directory for tightenHome (a variable so a test
+// can count the listings).
+var readDirForModes = os.ReadDir
+
 // fileCheckEvery is how long a walk that found every file of a tree
 // private holds: within it, starts re-check only the directories.
 const fileCheckEvery = time.Hour
@@ -124,7 +128,15 @@ func tightenHome(home string, log *slog.Logger) (examined int) {
 		walk = func(dir string, d fs.DirEntry) {
 			loosened := fix(dir, d) // always: directories are checked every start
 			check := !fresh || loosened
-			kids, err := os.ReadDir(dir)
+			if !check {
+				// Its files were found private within the hour; unless it
+				// holds directories to check, reading it (all the sessions'
+				// names, at every start) finds nothing to do.
+				if fi, err := os.Lstat(dir); err == nil && holdsNoDirectories(fi) {
+					return
+				}
+			}
+			kids, err := readDirForModes(dir)
 			if err != nil {
 				failed = append(failed, config.Tilde(dir)+": "+err.Error())
 				return

@@ -79,3 +79,60 @@ func TestTightenHomeDoesNotStatEveryFileOnEveryStart(t *testing.T) {
 		}
 	}
 }
+
+// Within the hour, a private directory holding no directories is not even
+// listed: with thousands of sessions the listing alone was the largest
+// part of a turn's start-up that grew with them. One holding a directory
+// is still listed, and that directory's mode is still put right.
+func TestTightenHomeDoesNotListAFreshDirectoryWithoutSubdirectories(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("JOSHBOT_HOME", home)
+	sessions := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(sessions, fmt.Sprintf("cli_%d.jsonl", i)), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := map[string]int{}
+	saved := readDirForModes
+	readDirForModes = func(dir string) ([]os.DirEntry, error) {
+		listed[filepath.Base(dir)]++
+		return saved(dir)
+	}
+	t.Cleanup(func() { readDirForModes = saved })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tightenHome(home, quiet) // the first walk lists everything and stamps
+	clear(listed)
+	tightenHome(home, quiet)
+	fi, err := os.Lstat(sessions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holdsNoDirectories(fi) {
+		if listed["sessions"] != 0 {
+			t.Errorf("a fresh sessions/ with no subdirectories was listed %d times", listed["sessions"])
+		}
+	} else if listed["sessions"] != 1 {
+		// A filesystem that does not count subdirectories: listed, as before.
+		t.Errorf("sessions/ listed %d times on a filesystem without link counts, want 1", listed["sessions"])
+	}
+
+	sub := filepath.Join(sessions, "archive")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clear(listed)
+	tightenHome(home, quiet)
+	if listed["sessions"] != 1 {
+		t.Errorf("sessions/ holding a directory was listed %d times, want 1", listed["sessions"])
+	}
+	if fi, _ := os.Stat(sub); fi.Mode().Perm() != 0o700 {
+		t.Errorf("a directory under a fresh sessions/ stayed %v", fi.Mode().Perm())
+	}
+}
