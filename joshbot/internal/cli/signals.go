@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"syscall"
 )
 
 // signals routes the process's SIGINT and SIGTERM to the contexts that
@@ -130,9 +129,7 @@ func (r *sigRouter) route(ch chan os.Signal) {
 			delete(r.enabled, s)
 			signal.Reset(s)
 			r.mu.Unlock()
-			if n, ok := s.(syscall.Signal); ok {
-				syscall.Kill(os.Getpid(), n)
-			}
+			raise(s)
 			continue
 		}
 		for _, c := range cs {
