@@ -116,11 +116,12 @@ func (w *healthWriter) tick() {
 func (w *healthWriter) force() {
 	seen := w.rt.Health.Changes() // before the snapshot: a later change is seen next tick
 	now := w.now()
-	cur := HealthDoc{Providers: healthEntries(w.rt.Health.Snapshot(), now), MCPServers: mcpEntries(w.rt.MCP)}
+	snap := w.rt.Health.Snapshot()
+	cur := HealthDoc{Providers: healthEntries(snap, now), MCPServers: mcpEntries(w.rt.MCP)}
 	w.seen = seen
 	w.cooling = time.Time{}
-	for _, e := range cur.Providers {
-		if until, err := time.Parse(time.RFC3339, e.CoolingUntil); err == nil && (w.cooling.IsZero() || until.Before(w.cooling)) {
+	for _, h := range snap {
+		if until := now.Add(h.Cooldown); h.Cooldown > 0 && (w.cooling.IsZero() || until.Before(w.cooling)) {
 			w.cooling = until
 		}
 	}
