@@ -63,31 +63,32 @@ func tightenHome(home string, log *slog.Logger) (examined int) {
 		log = slog.Default()
 	}
 	var fixed, failed []string
-	// fix returns whether p had to be changed.
-	fix := func(p string, d fs.DirEntry) bool {
+	// fix returns whether p had to be changed, and what it read of p
+	// (nil when p is skipped or unreadable).
+	fix := func(p string, d fs.DirEntry) (bool, fs.FileInfo) {
 		if d.Type()&fs.ModeSymlink != 0 || (!d.IsDir() && !d.Type().IsRegular()) {
-			return false
+			return false, nil
 		}
 		if !d.IsDir() {
 			examined++
 		}
 		fi, err := d.Info()
 		if err != nil {
-			return false
+			return false, nil
 		}
 		want := fs.FileMode(0o600)
 		if d.IsDir() {
 			want = 0o700
 		}
 		if fi.Mode().Perm() == want {
-			return false
+			return false, fi
 		}
 		if err := os.Chmod(p, want); err != nil {
 			failed = append(failed, config.Tilde(p)+": "+err.Error())
-			return false
+			return false, fi
 		}
 		fixed = append(fixed, config.Tilde(p))
-		return true
+		return true, fi
 	}
 	entries, err := os.ReadDir(home)
 	if err != nil {
@@ -126,15 +127,13 @@ func tightenHome(home string, log *slog.Logger) (examined int) {
 		failedBefore := len(failed)
 		var walk func(dir string, d fs.DirEntry)
 		walk = func(dir string, d fs.DirEntry) {
-			loosened := fix(dir, d) // always: directories are checked every start
+			loosened, fi := fix(dir, d) // always: directories are checked every start
 			check := !fresh || loosened
-			if !check {
+			if !check && fi != nil && holdsNoDirectories(fi) {
 				// Its files were found private within the hour; unless it
 				// holds directories to check, reading it (all the sessions'
 				// names, at every start) finds nothing to do.
-				if fi, err := os.Lstat(dir); err == nil && holdsNoDirectories(fi) {
-					return
-				}
+				return
 			}
 			kids, err := readDirForModes(dir)
 			if err != nil {
