@@ -243,7 +243,12 @@ func parseBase(base string) (*url.URL, error) {
 // shared with (or mutated by) the rest of the program, and keeps more idle
 // connections per host because an agent talks to one host most of the time:
 // as many as a served API runs turns at once (dozens), or every request
-// past the pool's size dials a new connection and closes it after.
+// past the pool's size dials a new connection and closes it after. Its
+// write buffer holds a whole request of a fresh conversation (system
+// prompt and tool definitions come to some 20 KiB): with the default
+// 4 KiB one every request left in two writes, and the provider was woken
+// for a first piece it could not act on. A buffer's pages are touched
+// only as far as requests fill them.
 func newTransport() http.RoundTripper {
 	def, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
@@ -251,6 +256,7 @@ func newTransport() http.RoundTripper {
 	}
 	t := def.Clone()
 	t.MaxIdleConnsPerHost = 128
+	t.WriteBufferSize = 64 << 10
 	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
 }
