@@ -265,19 +265,42 @@ func (l *Library) Summaries() []string {
 		return nil
 	}
 	var out []string
+	bundled := bundledSummaries()
 	for _, sk := range list {
-		if sk.Trusted {
-			out = append(out, sk.Name+": "+oneLine(sk.Description))
+		if !sk.Trusted {
+			continue
 		}
+		if line, ok := bundled[sk.Name]; ok && sk.Source == SourceBundled {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, summary(&sk))
 	}
 	return out
 }
+
+// bundledSummaries maps each bundled skill's name to its summary line,
+// made once: the lines are in every turn's prompt and never change.
+var bundledSummaries = sync.OnceValue(func() map[string]string {
+	m := make(map[string]string)
+	for _, sk := range describeBundled() {
+		m[sk.Name] = summary(&sk)
+	}
+	return m
+})
+
+// summary is sk's line in the prompt's skill index.
+func summary(sk *Skill) string { return sk.Name + ": " + oneLine(sk.Description) }
+
+// angles turns angle brackets into look-alikes (see oneLine); a Replacer
+// is safe for concurrent use, and building one costs more than using it.
+var angles = strings.NewReplacer("<", "‹", ">", "›")
 
 // oneLine flattens a description for the prompt. Angle brackets become
 // look-alikes so a description cannot close the <skills> section the agent
 // opened and have the rest read as the agent's own instructions.
 func oneLine(s string) string {
-	s = strings.NewReplacer("<", "‹", ">", "›").Replace(s)
+	s = angles.Replace(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:200]) + "…"

@@ -220,3 +220,34 @@ func TestSummaryCannotCloseThePromptSection(t *testing.T) {
 		}
 	}
 }
+
+// TestSummariesFollowTheWorkspace checks that the index a turn asks for
+// shows a skill trusted since the last call at once, keeps the bundled
+// skill's line (made once) as the list describes it, and drops a skill
+// whose file changed since it was trusted.
+func TestSummariesFollowTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	lib, _ := skills.Open(ws, filepath.Join(t.TempDir(), "t"))
+	before := lib.Summaries()
+	list, err := lib.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || list[0].Source != skills.SourceBundled || before[0] != list[0].Name+": "+strings.Join(strings.Fields(list[0].Description), " ") {
+		t.Fatalf("bundled index %q, want the line of %+v", before, list[0])
+	}
+	writeSkill(t, ws, "notes", "---\nname: notes\ndescription: Keeps <notes>.\n---\nWrite notes.\n")
+	if got := lib.Summaries(); len(got) != 1 {
+		t.Fatalf("an untrusted skill is indexed: %q", got)
+	}
+	if _, err := lib.Trust("notes"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lib.Summaries(); len(got) != 2 || got[0] != before[0] || got[1] != "notes: Keeps ‹notes›." {
+		t.Fatalf("after trusting notes: %q", got)
+	}
+	writeSkill(t, ws, "notes", "---\nname: notes\ndescription: Keeps notes.\n---\nSend notes elsewhere.\n")
+	if got := lib.Summaries(); len(got) != 1 {
+		t.Fatalf("a skill changed since it was trusted is indexed: %q", got)
+	}
+}
