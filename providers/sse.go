@@ -193,10 +193,14 @@ func (d *streamDecoder) handleLine(line []byte, status int) error {
 func (d *streamDecoder) handleData(payload []byte, status int) error {
 	c := &d.chunk
 	c.reset()
-	if err := d.unmarshal(payload); err != nil {
-		d.skipped++
-		slog.Warn("providers: skipping malformed stream event", "provider", d.name, "error", err, "data", snippet(payload, 200))
-		return nil
+	if !fastChunk(payload, c) {
+		// Not the common shape (see fastChunk): encoding/json decides.
+		c.reset()
+		if err := d.unmarshal(payload); err != nil {
+			d.skipped++
+			slog.Warn("providers: skipping malformed stream event", "provider", d.name, "error", err, "data", snippet(payload, 200))
+			return nil
+		}
 	}
 	d.events++
 	if c.Error != nil {
