@@ -210,3 +210,22 @@ func BenchmarkSaveTurn(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStageNewSession is the first write of a new conversation, as
+// every request of the serve bench makes: its user message staged in a
+// new session file, before the model answers.
+func BenchmarkStageNewSession(b *testing.B) {
+	s, err := NewStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		sess := &Session{Key: fmt.Sprintf("api:seq-%d", i), Messages: []Message{{Role: "user", Content: "hello", Time: time.Now()}}}
+		if err := s.Stage(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
