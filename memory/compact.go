@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/internal/sysfile"
 )
 
 // archiveSuffix ends the stem of a session's history archive.
@@ -256,7 +258,7 @@ func appendSync(name string, b []byte) (err error) {
 // appendSyncSized is appendSync writing through wrap when it is not nil;
 // it returns the file's size before and after the append.
 func appendSyncSized(name string, b []byte, wrap func(string, io.Writer) io.Writer) (before, after int64, err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := sysfile.Open(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/joshbot/joshbot/memory/internal/sysfile"
 )
 
 // lockFile takes an exclusive advisory lock on name, creating it with mode
@@ -23,7 +25,7 @@ func lockFile(name string) (unlock func(), err error) {
 // cannot be interrupted, so a lock that is busy is tried again after a
 // short pause that grows to lockPollMax.
 func lockFileCtx(ctx context.Context, name string) (unlock func(), err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := sysfile.Open(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/memory/atomicfile"
+	"github.com/joshbot/joshbot/memory/internal/sysfile"
 )
 
 // Message is one entry of a conversation, stored as one JSON line.
@@ -545,7 +546,7 @@ func (s *Store) saveByAppend(sess *Session, path string, durable bool) (done boo
 		state.Write(all)
 	}
 	size := base.size
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := sysfile.Open(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return false, nil
 	}
@@ -648,7 +649,7 @@ func (s *Store) replaceFile(path string, syncFile, syncDir bool, fill func(*bufi
 	if err := tmp.Close(); err != nil {
 		return file, err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := sysfile.Rename(tmp.Name(), path); err != nil {
 		return file, err
 	}
 	renamed = true
