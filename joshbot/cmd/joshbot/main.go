@@ -17,6 +17,9 @@ import (
 	"os"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cli"
+	// Grows the main goroutine's stack before the libraries' initialisers
+	// would, in one step (see the package).
+	_ "github.com/joshbot/joshbot/joshbot/internal/stackstart"
 	"github.com/joshbot/joshbot/sandbox"
 )
 

@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,11 @@ import (
 // it runs at start-up (sync.Pool{New: func...} is static), so it is not
 // matched; its package's init task is when one exists.
 var initSymbol = regexp.MustCompile(`^(github\.com/joshbot/joshbot/[^ (]*?)\.(\.inittask|init|init\.\d+|map\.init\.\d+)$`)
+
+// stackstart is the one joshbot package with an init function: it grows
+// the main goroutine's stack before the libraries' initialisers do (see
+// its doc).
+const stackstart = "github.com/joshbot/joshbot/joshbot/internal/stackstart"
 
 // packagesWithInit lists the joshbot packages that `go tool nm` output
 // shows running code at start-up.
@@ -75,7 +81,9 @@ func TestPackagesWithInitCatchesInitCode(t *testing.T) {
 // errors.New, a sentinel type's zero value) or built on first use behind a
 // sync.Once in a function; a map literal, sync.OnceValue(...), a copy of
 // another package's variable, strings.NewReplacer or regexp.MustCompile at
-// package level is init code.
+// package level is init code. The exception is internal/stackstart, whose
+// init must run first of all but the standard library's, which the test
+// checks in the binary's GODEBUG=inittrace=1 output.
 func TestNoJoshbotPackageRunsInitCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries; skipped in -short mode")
@@ -95,9 +103,62 @@ func TestNoJoshbotPackageRunsInitCode(t *testing.T) {
 		if !strings.Contains(string(nm), "github.com/joshbot/joshbot/") {
 			t.Fatalf("go tool nm %s lists no joshbot symbol: the check would prove nothing", cmd)
 		}
-		if pkgs := packagesWithInit(string(nm)); len(pkgs) > 0 {
+		pkgs := slices.DeleteFunc(packagesWithInit(string(nm)), func(p string) bool { return cmd == "joshbot" && p == stackstart })
+		if len(pkgs) > 0 {
 			t.Errorf("%s: these joshbot packages run init code at start-up (see go tool nm -size | grep init): %s",
 				cmd, strings.Join(pkgs, ", "))
 		}
+		if cmd == "joshbot" {
+			run := exec.Command(bin, "version")
+			run.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+t.TempDir())
+			out, err := run.CombinedOutput()
+			if err != nil {
+				t.Fatalf("GODEBUG=inittrace=1 joshbot version: %v\n%s", err, out)
+			}
+			if err := checkStackstartFirst(string(out)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// checkStackstartFirst reads GODEBUG=inittrace=1 output and returns an
+// error unless stackstart is initialised, and before every package outside
+// the standard library (a path whose first element has a dot).
+func checkStackstartFirst(trace string) error {
+	seen := false
+	for line := range strings.Lines(trace) {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "init" {
+			continue
+		}
+		switch pkg := f[1]; {
+		case pkg == stackstart:
+			seen = true
+		case !seen && strings.Contains(strings.SplitN(pkg, "/", 2)[0], "."):
+			return fmt.Errorf("%s is initialised before %s, so its initialiser may grow the main goroutine's stack step by step (a path sorting before stackstart's, or stackstart importing a package?)", pkg, stackstart)
+		}
+	}
+	if !seen {
+		return fmt.Errorf("GODEBUG=inittrace=1 output names no %s: it is not linked, or has no init", stackstart)
+	}
+	return nil
+}
+
+func TestCheckStackstartFirst(t *testing.T) {
+	good := "init internal/bytealg @0.004 ms, 0 ms clock, 0 bytes, 0 allocs\n" +
+		"init " + stackstart + " @0.3 ms, 0.03 ms clock, 0 bytes, 0 allocs\n" +
+		"init github.com/yuin/goldmark/util @2.4 ms, 0.21 ms clock, 139464 bytes, 437 allocs\n" +
+		"joshbot dev\n"
+	if err := checkStackstartFirst(good); err != nil {
+		t.Errorf("stackstart first: %v", err)
+	}
+	late := "init github.com/yuin/goldmark/util @2.4 ms, 0.21 ms clock, 139464 bytes, 437 allocs\n" +
+		"init " + stackstart + " @2.6 ms, 0.03 ms clock, 0 bytes, 0 allocs\n"
+	if checkStackstartFirst(late) == nil {
+		t.Error("stackstart after goldmark was accepted")
+	}
+	if checkStackstartFirst("init errors @0.4 ms, 0 ms clock, 0 bytes, 0 allocs\n") == nil {
+		t.Error("a trace without stackstart was accepted")
 	}
 }
