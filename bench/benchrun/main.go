@@ -144,10 +144,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 		return err
 	}
 
-	// A scenario's wall time, page faults and peak RSS are judged
-	// against a reference scenario run in the same rounds (wallRef,
-	// faultRef, rssRef); issue 24's absolute memory target (rssTarget)
-	// is shown beside, for information (see rssNote).
+	// A scenario's wall time and page faults are judged against a
+	// reference scenario run in the same rounds (wallRef, faultRef). Its
+	// peak RSS is judged against issue 24's absolute target (rssTarget),
+	// with the reference below it (rssRef) shown beside for information,
+	// or, for the turns with a tool call, over that reference (rssOver)
+	// with issue 24's absolute target shown for information (rssInfo, see
+	// rssNote).
 	type scenario struct {
 		name       string
 		bin        string // empty: joshbot
@@ -158,25 +161,26 @@ func run(root, out string, n int, parts map[string]bool) error {
 		rssRef     string
 		rssOver    float64
 		rssTarget  float64
+		rssInfo    float64
 		args       func(i int) []string
 	}
 	scenarios := []scenario{
 		{name: "joshbot version", wallRef: floorDepsName + " wall", wallRatio: versionWallRatio,
 			faultRef: floorDepsName + " page faults", faultsOver: versionFaultsOver,
-			rssRef: initOnlyName + " peak RSS", rssOver: versionRSSOver, rssTarget: versionRSSTarget,
+			rssRef: initOnlyName + " peak RSS", rssTarget: versionRSSTarget,
 			args: func(int) []string { return []string{"version"} }},
 		{name: "one-shot turn", wallRef: "joshbot version wall", wallRatio: turnWallRatio,
-			rssRef: "joshbot version peak RSS", rssOver: turnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "joshbot version peak RSS", rssTarget: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
 			}},
 		{name: "one-tool-call turn (list_dir)", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
 			}},
 		{name: "one-shell-call turn", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", shellCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "run true"}
 			}},
@@ -252,10 +256,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 		for j, sc := range scenarios {
 			g := got[j]
 			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Ref: sc.wallRef, MaxRatio: sc.wallRatio, PerRound: true, Samples: g.wall})
-			rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, MaxOver: sc.rssOver, PerRound: true, Samples: g.rss}
+			rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, Target: sc.rssTarget, MaxOver: sc.rssOver, PerRound: true, Samples: g.rss}
 			if sc.rssTarget > 0 {
+				rss.Note = "issue 24's absolute target, judged; the comparison beside is for information"
+			}
+			if sc.rssInfo > 0 {
 				med, _, _ := summarize(g.rss)
-				rss.Note = rssNote(sc.rssTarget, med)
+				rss.Note = rssNote(sc.rssInfo, med)
 			}
 			rep.add(rss)
 			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Ref: sc.faultRef, MaxOver: sc.faultsOver, PerRound: true, Samples: g.faults,
@@ -378,7 +385,8 @@ const floorDepsName = "floor: empty Go program linking the fixed libraries"
 const initOnlyName = "floor: joshbot exiting before main"
 
 // rssNote shows issue 24's absolute peak-RSS target beside a figure
-// judged relative to its floor.
+// judged relative to its floor (a turn with a tool call, over the one-shot
+// turn).
 func rssNote(target, median float64) string {
 	verdict := "met"
 	if median > target {
@@ -391,9 +399,9 @@ func rssNote(target, median float64) string {
 const nsFloorName = "floor: /bin/true in new user, mount, PID and network namespaces (unshare)"
 
 // The targets of issue 24. Wall times are ratios to a reference run in
-// the same rounds, page faults a count over the libraries' floor, peak
-// RSS an amount over the floor below it; idle memory and size are
-// absolute.
+// the same rounds, page faults a count over the libraries' floor; peak
+// RSS (but a tool-call turn's, over the one-shot turn), idle memory and
+// size are absolute.
 const (
 	versionWallRatio  = 1.15 // × the libraries' floor
 	versionFaultsOver = 120  // page faults over the libraries' floor
@@ -411,19 +419,17 @@ const (
 	// with the mounts, seccomp and Landlock the rest. See
 	// bench/CHANGELOG.md.
 	shellCallWallRatio = 2.0
-	// Peak RSS, MiB over the floor below. Issue 24's absolute
-	// version ≤ 10 MiB and turn ≤ 13 MiB (versionRSSTarget,
-	// turnRSSTarget, shown for information) cannot hold: the release
-	// binary exiting before main already peaks at 10.8 MiB. See
+	// Peak RSS: issue 24's absolute version ≤ 10 MiB and one-shot turn
+	// ≤ 13 MiB, judged. A turn with one tool call is judged over the
+	// one-shot turn, with the absolute 13 MiB shown for information: it
+	// also faults in the tool's code and the second request's. See
 	// bench/CHANGELOG.md.
-	versionRSSOver        = 0.5  // version over joshbot exiting before main
-	turnRSSOver           = 2.75 // a one-shot turn over version
-	toolTurnRSSOver       = 1.0  // a turn with one tool call over the one-shot turn
-	versionRSSTarget      = 10   // MiB, for information
-	turnRSSTarget         = 13   // MiB, for information
-	idleRSSTarget         = 5    // MiB, gateway without channels
-	idleTelegramRSSTarget = 7    // MiB, gateway with Telegram
-	binaryTarget          = 14   // MiB
+	versionRSSTarget      = 10  // MiB
+	turnRSSTarget         = 13  // MiB
+	toolTurnRSSOver       = 1.0 // a turn with one tool call over the one-shot turn
+	idleRSSTarget         = 5   // MiB, gateway without channels
+	idleTelegramRSSTarget = 7   // MiB, gateway with Telegram
+	binaryTarget          = 14  // MiB
 )
 
 func goBuild(root, out, pkg, ldflags string) error {
