@@ -13,13 +13,16 @@
 package main
 
 import (
+	// Grows the main goroutine's stack before the libraries' initialisers
+	// would, in one step (see the package). Imported first, so the linker
+	// lays its code and tables out beside the runtime's, which start-up
+	// reads anyway.
+	_ "github.com/joshbot/joshbot/joshbot/internal/stackstart"
+
 	"context"
 	"os"
 
 	"github.com/joshbot/joshbot/joshbot/internal/cli"
-	// Grows the main goroutine's stack before the libraries' initialisers
-	// would, in one step (see the package).
-	_ "github.com/joshbot/joshbot/joshbot/internal/stackstart"
 	"github.com/joshbot/joshbot/sandbox"
 )
 
