@@ -121,8 +121,8 @@ func (e *extension) init(o *Options, sessions Sessions) {
 	e.modelChoices = c.ModelChoices
 	e.saveGlobal = c.SaveGlobalModel
 	e.personalities = make(map[string]string, len(builtinPersonalities)+len(c.Personalities))
-	for k, v := range builtinPersonalities {
-		e.personalities[k] = v
+	for _, p := range builtinPersonalities {
+		e.personalities[p.name] = p.prompt
 	}
 	for k, v := range c.Personalities {
 		e.personalities[k] = v
@@ -144,11 +144,13 @@ func (e *extension) init(o *Options, sessions Sessions) {
 
 // builtinPersonalities are always available; Options.Personalities may
 // replace them. "default" adds nothing to the prompt.
-var builtinPersonalities = map[string]string{
-	"default":  "",
-	"concise":  "Answer in as few words as the question allows. No preamble, no recap.",
-	"friendly": "Be warm and encouraging, and explain your reasoning in plain words.",
-	"mentor":   "Teach as you help: say why, point out what to learn next, and ask before doing what the user could learn to do.",
+// They are a slice, which the compiler lays out statically, rather than a
+// map, which would cost the package init code.
+var builtinPersonalities = []struct{ name, prompt string }{
+	{"default", ""},
+	{"concise", "Answer in as few words as the question allows. No preamble, no recap."},
+	{"friendly", "Be warm and encouraging, and explain your reasoning in plain words."},
+	{"mentor", "Teach as you help: say why, point out what to learn next, and ask before doing what the user could learn to do."},
 }
 
 // model returns the model a session uses: its own override, then its

@@ -175,10 +175,10 @@ func worthLearning(text string) bool {
 		if word == "" {
 			continue
 		}
-		if learnWords[word] {
+		if learnWord(word) {
 			return true
 		}
-		if i := strings.IndexByte(word, '\''); i > 0 && learnWords[word[:i]] { // I'm, we've
+		if i := strings.IndexByte(word, '\''); i > 0 && learnWord(word[:i]) { // I'm, we've
 			return true
 		}
 		if r := []rune(strings.TrimLeft(w, "\"'(")); !start && len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
@@ -188,12 +188,17 @@ func worthLearning(text string) bool {
 	return false
 }
 
-// learnWords are the words that make a message worth learning from by
-// themselves; see worthLearning.
-var learnWords = map[string]bool{
-	"i": true, "me": true, "my": true, "mine": true, "myself": true,
-	"we": true, "us": true, "our": true, "ours": true, "im": true, "ive": true,
-	"remember": true, "forget": true, "prefer": true, "preference": true, "preferences": true,
-	"always": true, "never": true, "favourite": true, "favorite": true, "birthday": true,
-	"call": true, "name": true, "named": true, "allergic": true,
+// learnWord reports whether word is one of the words that make a message
+// worth learning from by themselves; see worthLearning. It is a switch
+// rather than a package-level map so that the package has no init code.
+func learnWord(word string) bool {
+	switch word {
+	case "i", "me", "my", "mine", "myself",
+		"we", "us", "our", "ours", "im", "ive",
+		"remember", "forget", "prefer", "preference", "preferences",
+		"always", "never", "favourite", "favorite", "birthday",
+		"call", "name", "named", "allergic":
+		return true
+	}
+	return false
 }

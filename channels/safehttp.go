@@ -11,7 +11,7 @@ import (
 // ErrNonPublicAddress is returned (wrapped) when a connection would reach
 // an address that is not on the public internet. It is
 // [egress.ErrNonPublicAddress], so errors.Is matches either name.
-var ErrNonPublicAddress = egress.ErrNonPublicAddress
+var ErrNonPublicAddress error = egress.NonPublicAddressError{}
 
 // SafeHTTPClient returns an HTTP client for URLs that arrive in messages,
 // such as attachment downloads. It is the guarded client of package

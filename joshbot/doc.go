@@ -13,7 +13,9 @@
 //
 //	cmd/joshbot         main: the sandbox helper check, then the command line
 //	     |              (cmd/joshbot-sandbox, the dedicated sandbox helper,
-//	     |              imports the sandbox module and nothing of the binary)
+//	     |              imports the sandbox module and nothing of the binary);
+//	     |              it also imports internal/stackstart, the one package
+//	     |              with an init function (it grows main's stack early)
 //	     v
 //	internal/cli        the root command, flags -> Options -> run for the
 //	     |              conversation, service and config commands; no
@@ -35,9 +37,9 @@
 //	              |     sandbox, MCP, memory, agent, incidents, cron, outbox
 //	              v
 //	internal/config, configedit, configmigrate, jsonkeys, output, redact, cron,
-//	tuning, workspace, footprint, onboard, report, termsafe, injection (its
-//	tests only), soaktest (tests only: it drives the built binary from
-//	outside)
+//	tuning, workspace, footprint, onboard, report, termsafe, stackstart,
+//	injection (its tests only), soaktest (tests only: it drives the built
+//	binary from outside)
 //	                    leaves: import no package drawn above them
 //
 // # Path of a message

@@ -19,7 +19,7 @@ import (
 // guard's, package github.com/joshbot/joshbot/sandbox/egress, which
 // web_fetch and channel downloads obey too, so errors.Is matches either
 // name.
-var ErrPrivateAddress = egress.ErrNonPublicAddress
+var ErrPrivateAddress error = egress.NonPublicAddressError{}
 
 // newHTTPClient returns the client a Streamable HTTP server is spoken to
 // with: no proxy (a proxy would dial for us, past the address check),

@@ -10,9 +10,19 @@ import (
 	"unicode/utf8"
 )
 
+var (
+	stopWordsOnce sync.Once
+	stopWordsVal  map[string]bool
+)
+
 // stopWords are left out of TF-IDF vectors and search terms: they say
 // nothing about a topic, and "user"/"assistant" label every turn excerpt.
-var stopWords = sync.OnceValue(func() map[string]bool {
+func stopWords() map[string]bool {
+	stopWordsOnce.Do(func() { stopWordsVal = buildStopWords() })
+	return stopWordsVal
+}
+
+func buildStopWords() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and are as at be but by can could did do does for from had has have he her
 	his how i if in into is it its me my no not of on or our she so than that the their them then there these they
@@ -21,7 +31,7 @@ var stopWords = sync.OnceValue(func() map[string]bool {
 		m[w] = true
 	}
 	return m
-})
+}
 
 // tokens calls fn with each word of s: a run of letters and digits,
 // lowercased, at least two bytes long and not a stop word. buf is scratch

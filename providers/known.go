@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -53,6 +52,8 @@ type Spec struct {
 }
 
 // known lists providers in the order a fresh setup looks for their keys.
+// Their Headers are left out (see knownHeaders): a map literal here would
+// cost the package init code, where the slice is laid out statically.
 var known = []Spec{
 	{Name: "openrouter", BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY", DefaultModel: "openai/gpt-4o-mini"},
 	{Name: "openai", BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini"},
@@ -61,10 +62,8 @@ var known = []Spec{
 	{Name: "nvidia", BaseURL: "https://integrate.api.nvidia.com/v1", KeyEnv: "NVIDIA_API_KEY", DefaultModel: "meta/llama-3.3-70b-instruct"},
 	{Name: "poolside", BaseURL: "https://api.poolside.ai/v1", KeyEnv: "POOLSIDE_API_KEY", KeepPrefix: true},
 	{Name: "azure", KeyEnv: "AZURE_OPENAI_API_KEY", AuthHeader: "api-key", Style: StyleAzure},
-	{Name: "github_copilot", BaseURL: "https://api.githubcopilot.com", KeyEnv: "GITHUB_COPILOT_TOKEN", DefaultModel: "gpt-4o",
-		// The Copilot API refuses requests that do not say which
-		// integration they come from.
-		Headers: map[string]string{"Copilot-Integration-Id": "vscode-chat", "Editor-Version": "joshbot/1"}},
+	// Its headers are added by knownHeaders.
+	{Name: "github_copilot", BaseURL: "https://api.githubcopilot.com", KeyEnv: "GITHUB_COPILOT_TOKEN", DefaultModel: "gpt-4o"},
 	{Name: "ollama", BaseURL: "http://localhost:11434/v1", Keyless: true},
 	{Name: "litellm", BaseURL: "http://localhost:4000/v1", Keyless: true},
 	{Name: "custom", Keyless: true},
@@ -77,8 +76,19 @@ func Lookup(name string) (Spec, bool) {
 		return Spec{}, false
 	}
 	s := known[i]
-	s.Headers = maps.Clone(s.Headers)
+	s.Headers = knownHeaders(s.Name)
 	return s, true
+}
+
+// knownHeaders returns a fresh map of the headers the provider called name
+// sends with every request, or nil.
+func knownHeaders(name string) map[string]string {
+	if name == "github_copilot" {
+		// The Copilot API refuses requests that do not say which
+		// integration they come from.
+		return map[string]string{"Copilot-Integration-Id": "vscode-chat", "Editor-Version": "joshbot/1"}
+	}
+	return nil
 }
 
 // Known returns every provider joshbot knows by name, in the order a fresh
@@ -86,7 +96,7 @@ func Lookup(name string) (Spec, bool) {
 func Known() []Spec {
 	out := slices.Clone(known)
 	for i := range out {
-		out[i].Headers = maps.Clone(out[i].Headers)
+		out[i].Headers = knownHeaders(out[i].Name)
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 //
 // Deprecated: use package egress; this name stays only until the callers
 // merged today have moved, and is removed before v1.
-var ErrNonPublicAddress = egress.ErrNonPublicAddress
+var ErrNonPublicAddress error = egress.NonPublicAddressError{}
 
 // PublicAddr is [egress.PublicAddr].
 //

@@ -52,15 +52,39 @@ func SecretName(name string) bool {
 	return false
 }
 
+var (
+	urlUserinfoOnce sync.Once
+	urlUserinfoVal  *regexp.Regexp
+)
+
 // urlUserinfo matches the userinfo part of a URL's authority, as in
 // https://user:token@proxy.example: everything between "://" and the "@"
 // before the host.
-var urlUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^/?#@\s,|;]*@`) })
+func urlUserinfo() *regexp.Regexp {
+	urlUserinfoOnce.Do(func() { urlUserinfoVal = buildURLUserinfo() })
+	return urlUserinfoVal
+}
+
+func buildURLUserinfo() *regexp.Regexp {
+	return regexp.MustCompile(`://[^/?#@\s,|;]*@`)
+}
+
+var (
+	leftoverUserinfoOnce sync.Once
+	leftoverUserinfoVal  *regexp.Regexp
+)
 
 // leftoverUserinfo matches what still looks like credentials in a URL
 // after [urlUserinfo] is stripped: a password holding a "/" that no URL
 // parser would read as userinfo but a client may.
-var leftoverUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^\s,|;@]*:[^\s,|;@]*@`) })
+func leftoverUserinfo() *regexp.Regexp {
+	leftoverUserinfoOnce.Do(func() { leftoverUserinfoVal = buildLeftoverUserinfo() })
+	return leftoverUserinfoVal
+}
+
+func buildLeftoverUserinfo() *regexp.Regexp {
+	return regexp.MustCompile(`://[^\s,|;@]*:[^\s,|;@]*@`)
+}
 
 // StripURLCredentials removes the userinfo (user:password@) from every
 // URL in an environment value, and reports ok=false when what is left

@@ -192,11 +192,21 @@ func (t *toolSpec) shorts() map[byte]opt { t.tables(); return t.short }
 // longs is the program's table of long options.
 func (t *toolSpec) longs() longOpts { t.tables(); return t.long }
 
+var (
+	toolSpecsOnce sync.Once
+	toolSpecsVal  map[string]*toolSpec
+)
+
 // toolSpecs holds, built on first use, an option table for every program of [DefaultAllow] and
 // a few more that write, each table parsed on the program's first use. A program on the allowlist without a table is
 // judged by the generic rules: every word literal, every path inside the
 // workspace.
-var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
+func toolSpecs() map[string]*toolSpec {
+	toolSpecsOnce.Do(func() { toolSpecsVal = buildToolSpecs() })
+	return toolSpecsVal
+}
+
+func buildToolSpecs() map[string]*toolSpec {
 	m := map[string]*toolSpec{
 		"cat": tool("AbeEnstTuv",
 			"show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting", operandsRead),
@@ -281,7 +291,7 @@ var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 	m["echo"] = &toolSpec{shortSpec: "neE", operands: operandsData, echoLike: true, dynamicOK: true}
 	m["printf"] = &toolSpec{shortSpec: "v:", operands: operandsData, echoLike: true, dynamicOK: true}
 	return m
-})
+}
 
 // tool judges the arguments of a program that has an option table.
 func (w *walker) tool(prog string, spec *toolSpec, args []field) error {
@@ -556,7 +566,17 @@ func findNewerXY(p string) bool {
 	return ok && len(rest) == 2 && strings.ContainsRune("aBcm", rune(rest[0])) && strings.ContainsRune("aBcmt", rune(rest[1]))
 }
 
-var findPrimaries = sync.OnceValue(func() map[string]findPrimary {
+var (
+	findPrimariesOnce sync.Once
+	findPrimariesVal  map[string]findPrimary
+)
+
+func findPrimaries() map[string]findPrimary {
+	findPrimariesOnce.Do(func() { findPrimariesVal = buildFindPrimaries() })
+	return findPrimariesVal
+}
+
+func buildFindPrimaries() map[string]findPrimary {
 	m := map[string]findPrimary{}
 	for _, p := range strings.Fields("( ) ! , -not -a -and -o -or -print -print0 -ls -prune -quit -true -false -depth -d -mount -xdev " +
 		"-noleaf -ignore_readdir_race -noignore_readdir_race -daystart -follow -nouser -nogroup -empty -executable -readable " +
@@ -579,7 +599,7 @@ var findPrimaries = sync.OnceValue(func() map[string]findPrimary {
 	}
 	m["-delete"] = findPrimary{kind: kindWrite}
 	return m
-})
+}
 
 // find judges find's options, starting points and expression.
 func (w *walker) find(args []field) error {

@@ -747,9 +747,19 @@ var wrappers = []string{
 	"caffeinate", "taskset", "flock", "busybox", "toybox", "catchsegv", "exec", "command", "xargs",
 }
 
-var envLong = sync.OnceValue(func() longOpts {
+var (
+	envLongOnce sync.Once
+	envLongVal  longOpts
+)
+
+func envLong() longOpts {
+	envLongOnce.Do(func() { envLongVal = buildEnvLong() })
+	return envLongVal
+}
+
+func buildEnvLong() longOpts {
 	return longTable("ignore-environment null unset= chdir= split-string= block-signal? default-signal? ignore-signal? list-signal-handling debug help version")
-})
+}
 
 func isAssignment(f field) bool {
 	if f.dynamic {

@@ -192,7 +192,7 @@ func htmlText(s string) string {
 // a loopback, private, link-local or otherwise non-public address. It is
 // [egress.ErrNonPublicAddress], the sentinel of the one outbound address
 // guard, so errors.Is matches either name.
-var ErrBlockedAddress = egress.ErrNonPublicAddress
+var ErrBlockedAddress error = egress.NonPublicAddressError{}
 
 // Resolver looks up a host's addresses; it is [egress.Resolver].
 // *net.Resolver implements it.

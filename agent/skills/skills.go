@@ -165,7 +165,17 @@ func bundledSkills() []Skill {
 	return append(make([]Skill, 0, len(list)+4), list...)
 }
 
-var describeBundled = sync.OnceValue(func() []Skill {
+var (
+	describeBundledOnce sync.Once
+	describeBundledVal  []Skill
+)
+
+func describeBundled() []Skill {
+	describeBundledOnce.Do(func() { describeBundledVal = buildDescribeBundled() })
+	return describeBundledVal
+}
+
+func buildDescribeBundled() []Skill {
 	var out []Skill
 	ents, _ := fs.ReadDir(bundledFS, "bundled")
 	for _, e := range ents {
@@ -179,7 +189,7 @@ var describeBundled = sync.OnceValue(func() []Skill {
 		out = append(out, sk)
 	}
 	return out
-})
+}
 
 // List returns every skill, bundled first, then workspace skills by name.
 // A workspace skill with a bundled skill's name is listed with a problem:

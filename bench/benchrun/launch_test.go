@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,13 +66,70 @@ func TestMeasureIsTheProgramsOwnPeak(t *testing.T) {
 		t.Errorf("started directly, the empty program reports %.2f MiB, not this process's %.2f MiB: the launcher may be unneeded", inherited, self)
 	}
 
-	_, rss, faults, err := measure(launcher, floor, nil)
+	_, rss, faults, err := measure(launcher, nil, floor, nil)
 	t.Logf("this process %.2f MiB; empty program started directly %.2f MiB, through the launcher %.2f MiB", self, inherited, rss)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rss <= 0 || rss > 4 || faults <= 0 {
 		t.Errorf("empty Go program through the launcher: peak %.2f MiB, %v faults; want its own ~1.5 MiB (this process: %.2f MiB)", rss, faults, self)
+	}
+}
+
+// TestLaunchInNamespaces checks the launcher's -ns mode, the namespace
+// floor's: the program runs as PID 1 of a new PID namespace, as the
+// overflow user of a new user namespace, with no network interface up,
+// and its exit status is reported.
+func TestLaunchInNamespaces(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("namespaces are Linux's")
+	}
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler for the launcher")
+	}
+	if err := exec.Command("unshare", "-Urn", "true").Run(); err != nil {
+		t.Skipf("this host does not allow new user and network namespaces (unshare -Urn true: %v)", err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher := filepath.Join(t.TempDir(), "launch")
+	if err := buildLauncher(root, launcher); err != nil {
+		t.Fatal(err)
+	}
+	run := func(script string) launchUsage {
+		t.Helper()
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		cmd := exec.Command(launcher, "-ns", "/bin/sh", "-c", script)
+		cmd.ExtraFiles = []*os.File{w}
+		out, err := cmd.CombinedOutput()
+		w.Close()
+		if err != nil {
+			t.Fatalf("launch -ns: %v\n%s", err, out)
+		}
+		line, _ := io.ReadAll(r)
+		u, err := parseLaunch(string(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	// In the new namespaces: PID 1, no uid mapped yet, and a network
+	// namespace whose only interface is loopback.
+	check := `test $$ = 1 && test "$(wc -l < /proc/self/uid_map)" = 0 && test "$(grep -c : /proc/net/dev)" = 1 && grep -q 'lo:' /proc/net/dev`
+	if u := run(check); u.code != 0 {
+		t.Errorf("launch -ns: the program did not find itself in new PID and user namespaces (exit %d)", u.code)
+	}
+	if u := run("exit 7"); u.code != 7 {
+		t.Errorf("launch -ns: exit status %d, want 7", u.code)
+	}
+	if _, _, _, err := measure(launcher, []string{"-ns"}, "/bin/sh", []string{"-c", "true"}); err != nil {
+		t.Errorf("measure with -ns: %v", err)
 	}
 }
 

@@ -144,10 +144,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 		return err
 	}
 
-	// A scenario's wall time, page faults and peak RSS are judged
-	// against a reference scenario run in the same rounds (wallRef,
-	// faultRef, rssRef); issue 24's absolute memory target (rssTarget)
-	// is shown beside, for information (see rssNote).
+	// A scenario's wall time and page faults are judged against a
+	// reference scenario run in the same rounds (wallRef, faultRef). Its
+	// peak RSS is judged against issue 24's absolute target (rssTarget),
+	// with the reference below it (rssRef) shown beside for information,
+	// or, for the turns with a tool call, over that reference (rssOver)
+	// with issue 24's absolute target shown for information (rssInfo, see
+	// rssNote).
 	type scenario struct {
 		name       string
 		bin        string // empty: joshbot
@@ -158,25 +161,28 @@ func run(root, out string, n int, parts map[string]bool) error {
 		rssRef     string
 		rssOver    float64
 		rssTarget  float64
+		rssInfo    float64
 		args       func(i int) []string
+		// launchFlags go to bench/launch before the program (-ns).
+		launchFlags []string
 	}
 	scenarios := []scenario{
 		{name: "joshbot version", wallRef: floorDepsName + " wall", wallRatio: versionWallRatio,
 			faultRef: floorDepsName + " page faults", faultsOver: versionFaultsOver,
-			rssRef: initOnlyName + " peak RSS", rssOver: versionRSSOver, rssTarget: versionRSSTarget,
+			rssRef: initOnlyName + " peak RSS", rssTarget: versionRSSTarget,
 			args: func(int) []string { return []string{"version"} }},
 		{name: "one-shot turn", wallRef: "joshbot version wall", wallRatio: turnWallRatio,
-			rssRef: "joshbot version peak RSS", rssOver: turnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "joshbot version peak RSS", rssTarget: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
 			}},
 		{name: "one-tool-call turn (list_dir)", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
 			}},
 		{name: "one-shell-call turn", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssTarget: turnRSSTarget,
+			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
 			args: func(i int) []string {
 				return []string{"--config", shellCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "run true"}
 			}},
@@ -211,15 +217,15 @@ func run(root, out string, n int, parts map[string]bool) error {
 				faultRef: floorDepsName + " page faults", rssRef: floorDepsName + " peak RSS",
 				args: func(int) []string { return []string{"version"} }},
 		}
-		// The floor of any confined command: util-linux's unshare
-		// running /bin/true in new user, mount, PID and network
-		// namespaces, no Go and no helper, where the host allows it.
-		if u, err := exec.LookPath("unshare"); err == nil {
-			args := []string{"-Urmpfn", "--mount-proc", "/bin/true"}
-			if exec.Command(u, args...).Run() == nil {
-				floors = append(floors, scenario{name: nsFloorName, bin: u, wallRef: "joshbot version wall",
-					args: func(int) []string { return args }})
-			}
+		// The floor of any confined command: /bin/sh -c true started by
+		// the launcher's clone(2) in new user, mount, PID and network
+		// namespaces, no Go, no helper and no extra program, where the
+		// host allows unprivileged namespaces.
+		if _, _, _, err := measure(launcher, []string{"-ns"}, "/bin/sh", []string{"-c", "true"}); err == nil {
+			floors = append(floors, scenario{name: nsFloorName, bin: "/bin/sh", launchFlags: []string{"-ns"},
+				wallRef: "joshbot version wall", args: func(int) []string { return []string{"-c", "true"} }})
+		} else {
+			log.Printf("no namespace floor: %v", err)
 		}
 		scenarios = append(floors, scenarios...)
 	}
@@ -238,7 +244,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 				if sc.bin != "" {
 					exe = sc.bin
 				}
-				w, r, f, err := measure(launcher, exe, sc.args(i))
+				w, r, f, err := measure(launcher, sc.launchFlags, exe, sc.args(i))
 				if err != nil {
 					return fmt.Errorf("%s: %w", sc.name, err)
 				}
@@ -252,10 +258,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 		for j, sc := range scenarios {
 			g := got[j]
 			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Ref: sc.wallRef, MaxRatio: sc.wallRatio, PerRound: true, Samples: g.wall})
-			rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, MaxOver: sc.rssOver, PerRound: true, Samples: g.rss}
+			rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, Target: sc.rssTarget, MaxOver: sc.rssOver, PerRound: true, Samples: g.rss}
 			if sc.rssTarget > 0 {
+				rss.Note = "issue 24's absolute target, judged; the comparison beside is for information"
+			}
+			if sc.rssInfo > 0 {
 				med, _, _ := summarize(g.rss)
-				rss.Note = rssNote(sc.rssTarget, med)
+				rss.Note = rssNote(sc.rssInfo, med)
 			}
 			rep.add(rss)
 			rep.add(Figure{Name: sc.name + " page faults", Unit: "faults", Ref: sc.faultRef, MaxOver: sc.faultsOver, PerRound: true, Samples: g.faults,
@@ -378,7 +387,8 @@ const floorDepsName = "floor: empty Go program linking the fixed libraries"
 const initOnlyName = "floor: joshbot exiting before main"
 
 // rssNote shows issue 24's absolute peak-RSS target beside a figure
-// judged relative to its floor.
+// judged relative to its floor (a turn with a tool call, over the one-shot
+// turn).
 func rssNote(target, median float64) string {
 	verdict := "met"
 	if median > target {
@@ -388,12 +398,12 @@ func rssNote(target, median float64) string {
 }
 
 // nsFloorName is the floor of a confined command: no Go, no helper.
-const nsFloorName = "floor: /bin/true in new user, mount, PID and network namespaces (unshare)"
+const nsFloorName = "floor: /bin/sh -c true cloned into new user, mount, PID and network namespaces (no helper)"
 
 // The targets of issue 24. Wall times are ratios to a reference run in
-// the same rounds, page faults a count over the libraries' floor, peak
-// RSS an amount over the floor below it; idle memory and size are
-// absolute.
+// the same rounds, page faults a count over the libraries' floor; peak
+// RSS (but a tool-call turn's, over the one-shot turn), idle memory and
+// size are absolute.
 const (
 	versionWallRatio  = 1.15 // × the libraries' floor
 	versionFaultsOver = 120  // page faults over the libraries' floor
@@ -401,29 +411,24 @@ const (
 	// shellCallWallRatio bounds what one confined shell call adds to a
 	// turn (the shell-call turn less the one-shot turn of the same
 	// round), × version. Issue 24 asked for the whole shell-call turn
-	// ≤ 2.6× version; with the one-shot turn at its 2.0× bound that
-	// leaves 0.6× version for the call, below what creating the
-	// namespaces alone costs (the unshare floor, shown beside it). What
-	// the call adds, measured on an idle host: the unshare floor 0.65×,
-	// the second model request and the tool's bookkeeping 0.36× (the
-	// list_dir turn's own addition), the dedicated helper's start 0.3×,
-	// the user namespace of the idmapped workspace 0.25×, and /bin/sh
-	// with the mounts, seccomp and Landlock the rest. See
-	// bench/CHANGELOG.md.
+	// ≤ 2.6× version. Measured in one run: the one-shot turn 1.94×, the
+	// round trip any tool call adds 0.36× (the list_dir turn's own
+	// addition) and the namespace floor 0.38× (/bin/sh -c true cloned
+	// into new namespaces, no helper, shown beside it) already make
+	// 2.68×, before the uid map, the private root, seccomp, Landlock
+	// and the helper. See bench/CHANGELOG.md.
 	shellCallWallRatio = 2.0
-	// Peak RSS, MiB over the floor below. Issue 24's absolute
-	// version ≤ 10 MiB and turn ≤ 13 MiB (versionRSSTarget,
-	// turnRSSTarget, shown for information) cannot hold: the release
-	// binary exiting before main already peaks at 10.8 MiB. See
+	// Peak RSS: issue 24's absolute version ≤ 10 MiB and one-shot turn
+	// ≤ 13 MiB, judged. A turn with one tool call is judged over the
+	// one-shot turn, with the absolute 13 MiB shown for information: it
+	// also faults in the tool's code and the second request's. See
 	// bench/CHANGELOG.md.
-	versionRSSOver        = 0.5  // version over joshbot exiting before main
-	turnRSSOver           = 2.75 // a one-shot turn over version
-	toolTurnRSSOver       = 1.0  // a turn with one tool call over the one-shot turn
-	versionRSSTarget      = 10   // MiB, for information
-	turnRSSTarget         = 13   // MiB, for information
-	idleRSSTarget         = 5    // MiB, gateway without channels
-	idleTelegramRSSTarget = 7    // MiB, gateway with Telegram
-	binaryTarget          = 14   // MiB
+	versionRSSTarget      = 10  // MiB
+	turnRSSTarget         = 13  // MiB
+	toolTurnRSSOver       = 1.0 // a turn with one tool call over the one-shot turn
+	idleRSSTarget         = 5   // MiB, gateway without channels
+	idleTelegramRSSTarget = 7   // MiB, gateway with Telegram
+	binaryTarget          = 14  // MiB
 )
 
 func goBuild(root, out, pkg, ldflags string) error {
@@ -476,10 +481,11 @@ func onboard(bin, home, url string) (string, error) {
 	return cfg, nil
 }
 
-// measure runs the binary once through the launcher and returns its wall
-// time, peak RSS in MiB and minor page faults, all as the launcher saw
-// them: the program's own, not benchrun's (see bench/launch/launch.c).
-func measure(launcher, bin string, args []string) (wall time.Duration, rss, faults float64, err error) {
+// measure runs the binary once through the launcher, given flags before
+// the program, and returns its wall time, peak RSS in MiB and minor page
+// faults, all as the launcher saw them: the program's own, not
+// benchrun's (see bench/launch/launch.c).
+func measure(launcher string, flags []string, bin string, args []string) (wall time.Duration, rss, faults float64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, w, err := os.Pipe()
@@ -487,7 +493,7 @@ func measure(launcher, bin string, args []string) (wall time.Duration, rss, faul
 		return 0, 0, 0, err
 	}
 	defer r.Close()
-	cmd := exec.CommandContext(ctx, launcher, append([]string{bin}, args...)...)
+	cmd := exec.CommandContext(ctx, launcher, append(append(append([]string(nil), flags...), bin), args...)...)
 	var stderr bytes.Buffer
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr

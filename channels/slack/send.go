@@ -174,7 +174,26 @@ func (s *Slack) uploadHostOK(host string) bool {
 	return channels.HostAllowed(host, "slack.com") || err == nil && strings.EqualFold(host, api.Hostname())
 }
 
-// escaper applies Slack's three escapes for message text.
-var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
-func escape(s string) string { return escaper.Replace(s) }
+// escape applies Slack's three escapes for message text: & < and > become
+// &amp; &lt; and &gt;. It is a loop rather than a package-level
+// strings.Replacer so that the package has no init code.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "&<>") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

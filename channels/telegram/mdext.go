@@ -15,11 +15,21 @@ import (
 // expressions and allocates about 260 KB at program start, in every run
 // of the binary, while the parser package alone costs a fraction of that.
 
-// Node kinds are registered on first use, not at package init.
+// Node kinds are registered on first use, not at package init (a
+// sync.OnceValue would itself be init code).
 var (
-	kindStrike = sync.OnceValue(func() ast.NodeKind { return ast.NewNodeKind("TelegramStrike") })
-	kindTable  = sync.OnceValue(func() ast.NodeKind { return ast.NewNodeKind("TelegramTable") })
+	kindsOnce               sync.Once
+	kindStrikeV, kindTableV ast.NodeKind
 )
+
+func registerKinds() {
+	kindStrikeV = ast.NewNodeKind("TelegramStrike")
+	kindTableV = ast.NewNodeKind("TelegramTable")
+}
+
+func kindStrike() ast.NodeKind { kindsOnce.Do(registerKinds); return kindStrikeV }
+
+func kindTable() ast.NodeKind { kindsOnce.Do(registerKinds); return kindTableV }
 
 // strikeNode is ~~text~~.
 type strikeNode struct{ ast.BaseInline }

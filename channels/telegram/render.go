@@ -25,9 +25,19 @@ import (
 // Telegram still refuses is resent as the plain Markdown source (see
 // sendPiece), so rendering never loses text.
 
+var (
+	mdParserOnce sync.Once
+	mdParserVal  parser.Parser
+)
+
 // mdParser is built on first use, not at package init: most runs of the
 // binary never render a Telegram reply.
-var mdParser = sync.OnceValue(func() parser.Parser {
+func mdParser() parser.Parser {
+	mdParserOnce.Do(func() { mdParserVal = buildMdParser() })
+	return mdParserVal
+}
+
+func buildMdParser() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
@@ -38,7 +48,7 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 			util.Prioritized(tableFinder{}, 200),
 		)...),
 	)
-})
+}
 
 // literalDelims keeps emphasis markers that a model means literally as
 // text, where CommonMark would read emphasis: a run of two or more
@@ -573,10 +583,29 @@ func preOpen(lang string) string {
 	return `<pre><code class="language-` + lang + `">`
 }
 
-var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
-// escapeHTML escapes the three characters Telegram HTML requires.
-func escapeHTML(s string) string { return htmlEscaper.Replace(s) }
+// escapeHTML escapes the three characters Telegram HTML requires: & < and
+// > become &amp; &lt; and &gt;. It is a loop rather than a package-level
+// strings.Replacer so that the package has no init code.
+func escapeHTML(s string) string {
+	if !strings.ContainsAny(s, "&<>") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // escapeAttr escapes an attribute value written in double quotes.
 func escapeAttr(s string) string { return strings.ReplaceAll(escapeHTML(s), `"`, "&quot;") }

@@ -42,15 +42,38 @@ import (
 // name or connection that would reach an address [PublicAddr] rejects.
 // Packages that enforce the policy export it under names of their own, so
 // errors.Is matches whichever name the caller knows.
-var ErrNonPublicAddress = errors.New("address is not public")
+var ErrNonPublicAddress error = NonPublicAddressError{}
 
-// addrTables are the ranges netip's predicates do not already cover. They
-// are built on first use, not at init, so a program that never checks an
-// address pays nothing for them.
-var addrTables = sync.OnceValue(func() (t struct {
+// NonPublicAddressError is the type of [ErrNonPublicAddress]. Every value of
+// it is equal, so a package that exports the sentinel under a name of its
+// own declares it as NonPublicAddressError{} and errors.Is matches either
+// name; the compiler lays such a variable out statically, where copying
+// ErrNonPublicAddress would cost the importing package init code.
+type NonPublicAddressError struct{}
+
+// Error returns "address is not public".
+func (NonPublicAddressError) Error() string { return "address is not public" }
+
+// addrTableSet holds the ranges netip's predicates do not already cover.
+type addrTableSet struct {
 	blocked          []netip.Prefix
 	nat64, sixToFour netip.Prefix
-}) {
+}
+
+var (
+	addrTablesOnce sync.Once
+	addrTablesSet  addrTableSet
+)
+
+// addrTables returns the ranges netip's predicates do not already cover.
+// They are built on first use, not at init, so a program that never checks
+// an address pays nothing for them (and the package has no init code).
+func addrTables() *addrTableSet {
+	addrTablesOnce.Do(func() { addrTablesSet = buildAddrTables() })
+	return &addrTablesSet
+}
+
+func buildAddrTables() (t addrTableSet) {
 	for _, s := range []string{
 		"0.0.0.0/8",       // "this network"
 		"100.64.0.0/10",   // shared address space (carrier-grade NAT)
@@ -78,7 +101,7 @@ var addrTables = sync.OnceValue(func() (t struct {
 	t.nat64 = netip.MustParsePrefix("64:ff9b::/96")
 	t.sixToFour = netip.MustParsePrefix("2002::/16")
 	return t
-})
+}
 
 // PublicAddr reports whether a is an ordinary public unicast address, one
 // that a request arriving from outside may make this machine connect to.

@@ -70,21 +70,21 @@ type SafeKey struct {
 	Key string
 	// Help says what values are accepted.
 	Help string
-	// parse turns the model's text into the JSON value to store.
-	parse func(string) (any, error)
+	// rule turns the model's text into the JSON value to store.
+	rule rule
 }
 
 // SafeKeys are the only settings the config tool can change: limits and
 // presentation. Provider, model, workspace, credentials, allowlists and
 // anything that widens what the agent can reach are deliberately absent.
 var SafeKeys = []SafeKey{
-	{"agents.defaults.max_tool_iterations", "model calls per turn, 1 to 200", intRange(1, 200)},
-	{"agents.defaults.max_tokens", "answer length cap in tokens, 0 for none, up to 200000", intRange(0, 200000)},
-	{"agents.defaults.temperature", "sampling temperature, 0 to 2", floatRange(0, 2)},
-	{"agents.defaults.streaming", "show answers while generated: true or false", parseBool},
-	{"agents.defaults.timeout", "turn time budget, 10s to 1h, e.g. 3m", durationRange(10*time.Second, time.Hour)},
-	{"agents.defaults.repeat_limit", "identical tool calls in a row before refusing, 1 to 10", intRange(1, 10)},
-	{"agents.defaults.heal_timeouts", "\"bump\" or \"off\"", oneOf("bump", "off")},
+	{"agents.defaults.max_tool_iterations", "model calls per turn, 1 to 200", rule{kind: intRule, lo: 1, hi: 200}},
+	{"agents.defaults.max_tokens", "answer length cap in tokens, 0 for none, up to 200000", rule{kind: intRule, lo: 0, hi: 200000}},
+	{"agents.defaults.temperature", "sampling temperature, 0 to 2", rule{kind: floatRule, lo: 0, hi: 2}},
+	{"agents.defaults.streaming", "show answers while generated: true or false", rule{kind: boolRule}},
+	{"agents.defaults.timeout", "turn time budget, 10s to 1h, e.g. 3m", rule{kind: durationRule, lo: float64(10 * time.Second), hi: float64(time.Hour)}},
+	{"agents.defaults.repeat_limit", "identical tool calls in a row before refusing, 1 to 10", rule{kind: intRule, lo: 1, hi: 10}},
+	{"agents.defaults.heal_timeouts", "\"bump\" or \"off\"", rule{kind: oneOfRule, vals: []string{"bump", "off"}}},
 }
 
 // ProfileKeyPrefix starts the one kind of key beside [SafeKeys] that the
@@ -103,7 +103,7 @@ func ParseSafe(key, value string) (any, error) {
 	}
 	for _, k := range SafeKeys {
 		if k.Key == key {
-			v, err := k.parse(strings.TrimSpace(value))
+			v, err := k.rule.parse(strings.TrimSpace(value))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v (%s)", key, err, k.Help)
 			}
@@ -143,23 +143,57 @@ func parseProfile(name, value string) (any, error) {
 	return v, nil
 }
 
-func intRange(lo, hi int) func(string) (any, error) {
-	return func(s string) (any, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < lo || n > hi {
-			return nil, fmt.Errorf("%q is not a whole number from %d to %d", s, lo, hi)
-		}
-		return n, nil
-	}
+// ruleKind says which check a [rule] makes.
+type ruleKind int
+
+const (
+	intRule      ruleKind = iota // a whole number from lo to hi
+	floatRule                    // a number from lo to hi
+	boolRule                     // true or false
+	durationRule                 // a duration from lo to hi nanoseconds, stored as its String
+	oneOfRule                    // one of vals
+)
+
+// rule is the check a [SafeKey]'s value must pass. It is plain data rather
+// than a closure so that SafeKeys is laid out statically and the package
+// has no init code.
+type rule struct {
+	kind   ruleKind
+	lo, hi float64
+	vals   []string
 }
 
-func floatRange(lo, hi float64) func(string) (any, error) {
-	return func(s string) (any, error) {
+// parse turns the model's text into the JSON value to store.
+func (r rule) parse(s string) (any, error) {
+	switch r.kind {
+	case intRule:
+		n, err := strconv.Atoi(s)
+		if err != nil || float64(n) < r.lo || float64(n) > r.hi {
+			return nil, fmt.Errorf("%q is not a whole number from %d to %d", s, int(r.lo), int(r.hi))
+		}
+		return n, nil
+	case floatRule:
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f < lo || f > hi {
-			return nil, fmt.Errorf("%q is not a number from %g to %g", s, lo, hi)
+		if err != nil || f < r.lo || f > r.hi {
+			return nil, fmt.Errorf("%q is not a number from %g to %g", s, r.lo, r.hi)
 		}
 		return f, nil
+	case boolRule:
+		return parseBool(s)
+	case durationRule:
+		lo, hi := time.Duration(r.lo), time.Duration(r.hi)
+		d, err := time.ParseDuration(s)
+		if err != nil || d < lo || d > hi {
+			return nil, fmt.Errorf("%q is not a duration from %s to %s", s, lo, hi)
+		}
+		return d.String(), nil
+	default:
+		for _, v := range r.vals {
+			if s == v {
+				return s, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not one of %s", s, strings.Join(r.vals, ", "))
 	}
 }
 
@@ -169,27 +203,6 @@ func parseBool(s string) (any, error) {
 		return nil, fmt.Errorf("%q is not true or false", s)
 	}
 	return b, nil
-}
-
-func durationRange(lo, hi time.Duration) func(string) (any, error) {
-	return func(s string) (any, error) {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < lo || d > hi {
-			return nil, fmt.Errorf("%q is not a duration from %s to %s", s, lo, hi)
-		}
-		return d.String(), nil
-	}
-}
-
-func oneOf(vals ...string) func(string) (any, error) {
-	return func(s string) (any, error) {
-		for _, v := range vals {
-			if s == v {
-				return s, nil
-			}
-		}
-		return nil, fmt.Errorf("%q is not one of %s", s, strings.Join(vals, ", "))
-	}
 }
 
 // View is the configuration as the model may read it. It is a separate

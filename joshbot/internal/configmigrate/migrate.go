@@ -17,7 +17,9 @@ type Step func(doc map[string]json.RawMessage) error
 // version v file into version v+1. Version 1 is the first layout, so
 // there is no step yet; a change that renames or reshapes a key bumps
 // config.SchemaVersion and adds its step here, with a test of its own.
-var Steps = map[int]Step{}
+// It is nil while there is no step: an empty map literal would cost the
+// package init code (reading and ranging over a nil map work the same).
+var Steps map[int]Step
 
 // Upgrade upgrades data to the target schema_version by applying steps in
 // order, one version at a time, and returns the document to decode and

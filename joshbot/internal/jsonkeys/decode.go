@@ -2,7 +2,6 @@ package jsonkeys
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"io"
 	"reflect"
@@ -10,10 +9,10 @@ import (
 	"strings"
 )
 
-var (
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarsh     = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
+// jsonUnmarshalerType is the reflect.Type of json.Unmarshaler. It and
+// textUnmarshalerType are functions rather than package variables so that
+// the package has no init code.
+func jsonUnmarshalerType() reflect.Type { return reflect.TypeFor[json.Unmarshaler]() }
 
 // Decode decodes data, one JSON object, into the struct dst points to,
 // as a json.Decoder with DisallowUnknownFields would, but member by
@@ -96,8 +95,8 @@ func decodeStruct(dec *json.Decoder, v reflect.Value) bool {
 // splittable reports whether Decode walks a struct of type t itself: a
 // struct that does not decode itself and has no embedded fields.
 func splittable(t reflect.Type) bool {
-	if t.Kind() != reflect.Struct || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
-		t.Implements(textUnmarsh) || reflect.PointerTo(t).Implements(textUnmarsh) {
+	if t.Kind() != reflect.Struct || t.Implements(jsonUnmarshalerType()) || reflect.PointerTo(t).Implements(jsonUnmarshalerType()) ||
+		t.Implements(textUnmarshalerType()) || reflect.PointerTo(t).Implements(textUnmarshalerType()) {
 		return false
 	}
 	for i := range t.NumField() {
@@ -119,7 +118,7 @@ func basic(t reflect.Type) bool {
 		return false
 	}
 	p := reflect.PointerTo(t)
-	return t != reflect.TypeFor[json.Number]() && !p.Implements(jsonUnmarshaler) && !p.Implements(textUnmarsh)
+	return t != reflect.TypeFor[json.Number]() && !p.Implements(jsonUnmarshalerType()) && !p.Implements(textUnmarshalerType())
 }
 
 // setBasic stores the token t (from a decoder that uses json.Number) in

@@ -13,7 +13,8 @@ import (
 	"strings"
 )
 
-var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+// textUnmarshalerType is the reflect.Type of encoding.TextUnmarshaler.
+func textUnmarshalerType() reflect.Type { return reflect.TypeFor[encoding.TextUnmarshaler]() }
 
 // SetPath walks v (a settable struct or map value) by JSON key names
 // along path and sets the leaf it reaches from text: a string, bool,
@@ -68,7 +69,7 @@ func setLeaf(v reflect.Value, key, text string) error {
 		v.Set(p)
 		return nil
 	}
-	if v.CanAddr() && v.Addr().Type().Implements(textUnmarshaler) {
+	if v.CanAddr() && v.Addr().Type().Implements(textUnmarshalerType()) {
 		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
@@ -122,7 +123,7 @@ func walkUnknown(doc any, t reflect.Type, prefix string) (string, string, bool) 
 	switch t.Kind() {
 	case reflect.Struct:
 		obj, isObj := doc.(map[string]any)
-		if !isObj || t.Implements(textUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		if !isObj || t.Implements(textUnmarshalerType()) || reflect.PointerTo(t).Implements(textUnmarshalerType()) {
 			return "", "", false
 		}
 		fields := jsonFields(t)

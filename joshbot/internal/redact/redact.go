@@ -64,12 +64,22 @@ func New(home string) *Redactor {
 	return r
 }
 
+var (
+	stdOnce sync.Once
+	stdVal  *Redactor
+)
+
 // std is the current user's redactor, built on first use so that start-up
 // does no work for it.
-var std = sync.OnceValue(func() *Redactor {
+func std() *Redactor {
+	stdOnce.Do(func() { stdVal = buildStd() })
+	return stdVal
+}
+
+func buildStd() *Redactor {
 	h, _ := os.UserHomeDir()
 	return New(h)
-})
+}
 
 // String redacts s with the current user's home directory.
 func String(s string) string { return std().String(s) }

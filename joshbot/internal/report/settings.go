@@ -102,10 +102,11 @@ func inFileAt(inFile map[string]string, k string) bool {
 	}
 }
 
-var (
-	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
-	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
-)
+// jsonMarshalerType and textMarshalerType are functions rather than
+// package variables so that the package has no init code.
+func jsonMarshalerType() reflect.Type { return reflect.TypeFor[json.Marshaler]() }
+
+func textMarshalerType() reflect.Type { return reflect.TypeFor[encoding.TextMarshaler]() }
 
 // walkSettings records every leaf under v by its dotted JSON key: structs
 // and maps (of structs, or non-empty) are descended (a nil pointer to a struct as its
@@ -118,8 +119,8 @@ func walkSettings(v reflect.Value, prefix string, out map[string]string) {
 		return prefix + "." + k
 	}
 	t := v.Type()
-	leaf := t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)
+	leaf := t.Implements(jsonMarshalerType()) || t.Implements(textMarshalerType()) ||
+		reflect.PointerTo(t).Implements(jsonMarshalerType()) || reflect.PointerTo(t).Implements(textMarshalerType())
 	switch {
 	case !leaf && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		if v.IsNil() {
