@@ -2,6 +2,7 @@ package skills
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,16 @@ func TestBundledDescribedOnceButListedFresh(t *testing.T) {
 	}
 	if &describeBundled()[0] == &second[0] {
 		t.Fatal("List handed out the cached slice itself")
+	}
+}
+
+// TestReplaceAnglesIsTheReplacer checks the loop against the Replacer it
+// stands for.
+func TestReplaceAnglesIsTheReplacer(t *testing.T) {
+	r := strings.NewReplacer("<", "‹", ">", "›")
+	for _, s := range []string{"", "plain", "<skills>", "a<b>c<<>>", "ünï<cödé>", "\xff<\xfe>", "‹already›"} {
+		if got, want := replaceAngles(s), r.Replace(s); got != want {
+			t.Errorf("replaceAngles(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

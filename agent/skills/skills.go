@@ -290,27 +290,33 @@ func (l *Library) Summaries() []string {
 }
 
 // bundledSummaries maps each bundled skill's name to its summary line,
-// made once: the lines are in every turn's prompt and never change.
-var bundledSummaries = sync.OnceValue(func() map[string]string {
-	m := make(map[string]string)
-	for _, sk := range describeBundled() {
-		m[sk.Name] = summary(&sk)
-	}
-	return m
-})
+// made once: the lines are in every turn's prompt and never change. (A
+// function with a sync.Once, not a sync.OnceValue variable, so the
+// package runs no init code.)
+func bundledSummaries() map[string]string {
+	bundledSummariesOnce.Do(func() {
+		m := make(map[string]string)
+		for _, sk := range describeBundled() {
+			m[sk.Name] = summary(&sk)
+		}
+		bundledSummariesVal = m
+	})
+	return bundledSummariesVal
+}
+
+var (
+	bundledSummariesOnce sync.Once
+	bundledSummariesVal  map[string]string
+)
 
 // summary is sk's line in the prompt's skill index.
 func summary(sk *Skill) string { return sk.Name + ": " + oneLine(sk.Description) }
-
-// angles turns angle brackets into look-alikes (see oneLine); a Replacer
-// is safe for concurrent use, and building one costs more than using it.
-var angles = strings.NewReplacer("<", "‹", ">", "›")
 
 // oneLine flattens a description for the prompt. Angle brackets become
 // look-alikes so a description cannot close the <skills> section the agent
 // opened and have the rest read as the agent's own instructions.
 func oneLine(s string) string {
-	s = angles.Replace(s)
+	s = replaceAngles(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:200]) + "…"
@@ -465,4 +471,27 @@ func writeAtomic(path string, data []byte) error {
 	}
 	atomicfile.Sweep(dir, time.Minute)
 	return atomicfile.WriteFile(path, data, 0o600)
+}
+
+// replaceAngles turns angle brackets into look-alikes (see oneLine). It
+// is a loop, not a strings.Replacer: building a Replacer per call cost
+// more than the rest of the skill index, and one kept in a package
+// variable is init code.
+func replaceAngles(s string) string {
+	if !strings.ContainsAny(s, "<>") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			b.WriteString("‹")
+		case '>':
+			b.WriteString("›")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
