@@ -111,7 +111,20 @@ const hexDigits = "0123456789abcdef"
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
+	next := 0 // where the next eight-byte look may start
 	for i := 0; i < len(s); {
+		// Most text is plain ASCII: eight bytes at a time are let through
+		// while none of them needs a look (a system prompt of some
+		// kilobytes stands before every request's first byte). A word
+		// that does need one is taken byte by byte, so text full of
+		// escapes or other scripts pays one look per eight bytes.
+		if i >= next && i+8 <= len(s) {
+			if plainWord(s[i : i+8]) {
+				i += 8
+				continue
+			}
+			next = i + 8
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
@@ -157,4 +170,16 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainWord reports whether none of the eight bytes of w is a control
+// character, a quote, a backslash or outside ASCII: bytes appendString
+// copies as they are. It may report false for a plain word (the byte loop
+// then decides), never true for one that is not.
+func plainWord(w string) bool {
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs } // some byte of v is 0
+	return (x&highs | zero(x&(0x60*ones)) | zero(x^('"'*ones)) | zero(x^('\\'*ones))) == 0
 }

@@ -93,3 +93,18 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// FuzzAppendStringIsEncodingJSONs checks the hand-written string encoding,
+// with its eight-byte skip, against encoding/json without HTML escaping.
+func FuzzAppendStringIsEncodingJSONs(f *testing.F) {
+	for _, s := range wireStrings() {
+		f.Add(s)
+	}
+	f.Add("plain ascii text of some length, past eight bytes at a time.")
+	f.Add("12345678\x1f2345678\"2345678\\2345678\x7f2345678é2345678 ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := appendString(nil, s), encodeNoEscape(t, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
