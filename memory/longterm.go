@@ -151,8 +151,14 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 		return nil, fmt.Errorf("memory: open long-term memory: %w", err)
 	}
 	// Leftovers of writes a killed process never renamed into place.
-	sweepTemp(l.dir)
-	sweepTemp(l.sessDir)
+	// The markers live in the session memory directory, which this
+	// package owns, when it exists: never in the user's workspace.
+	var wsMarker, sessMarker string
+	if err := os.MkdirAll(l.sessDir, 0o700); err == nil {
+		wsMarker, sessMarker = filepath.Join(l.sessDir, sweepMarker+"-workspace"), filepath.Join(l.sessDir, sweepMarker)
+	}
+	sweepTemp(l.dir, wsMarker)
+	sweepTemp(l.sessDir, sessMarker)
 	return l, nil
 }
 

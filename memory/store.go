@@ -171,7 +171,7 @@ func NewStore(dir string) (*Store, error) {
 	}
 	// Writes are temp file plus rename; a process killed in between
 	// leaves its temp file, which nothing else would ever remove.
-	sweepTemp(abs)
+	sweepTemp(abs, filepath.Join(abs, sweepMarker))
 	return &Store{dir: abs, cache: newSessionCache()}, nil
 }
 

@@ -224,17 +224,20 @@ func estimateSize(req *Request) int {
 
 // wireResponse is a non-streamed chat-completions answer.
 type wireResponse struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Role      string         `json:"role"`
-			Content   string         `json:"content"`
-			ToolCalls []wireToolCall `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *Usage     `json:"usage"`
-	Error *wireError `json:"error"`
+	Model   string       `json:"model"`
+	Choices []wireChoice `json:"choices"`
+	Usage   *Usage       `json:"usage"`
+	Error   *wireError   `json:"error"`
+}
+
+// wireChoice is one choice of a whole answer.
+type wireChoice struct {
+	Message struct {
+		Role      string         `json:"role"`
+		Content   string         `json:"content"`
+		ToolCalls []wireToolCall `json:"tool_calls"`
+	} `json:"message"`
+	FinishReason string `json:"finish_reason"`
 }
 
 // wireToolCall accepts arguments either as the JSON string the spec
@@ -313,8 +316,11 @@ func appendArguments(dst []byte, raw json.RawMessage) []byte {
 
 func (c *Client) decodeCompletion(body []byte, status int) (*Response, error) {
 	var w wireResponse
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, fmt.Errorf("%s: decode response: %w (body starts %q)", c.name, err, snippet(body, 120))
+	if !fastCompletion(body, &w) {
+		w = wireResponse{}
+		if err := json.Unmarshal(body, &w); err != nil {
+			return nil, fmt.Errorf("%s: decode response: %w (body starts %q)", c.name, err, snippet(body, 120))
+		}
 	}
 	if w.Error != nil && len(w.Choices) == 0 {
 		return nil, bodyError(c.name, status, w.Error)
