@@ -349,22 +349,7 @@ func (p *chunkParser) chunk(c *streamChunk) bool {
 				}
 			}
 		case "usage":
-			if p.literal("null") {
-				return true
-			}
-			u := &Usage{}
-			c.Usage = u
-			return p.members(func(key []byte) bool {
-				switch string(key) {
-				case "prompt_tokens":
-					return p.integer(&u.PromptTokens)
-				case "completion_tokens":
-					return p.integer(&u.CompletionTokens)
-				case "total_tokens":
-					return p.integer(&u.TotalTokens)
-				}
-				return p.skipOther(key, "prompt_tokens", "completion_tokens", "total_tokens")
-			})
+			return p.usage(&c.Usage)
 		case "error":
 			return p.literal("null")
 		}
