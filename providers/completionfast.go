@@ -41,21 +41,10 @@ func (p *chunkParser) completion(w *wireResponse) bool {
 			if w.Choices == nil {
 				w.Choices = make([]wireChoice, 0, 1)
 			}
-			if p.eat(']') {
-				return true
-			}
-			for {
+			return p.elements(func() bool {
 				w.Choices = append(w.Choices, wireChoice{})
-				if !p.wholeChoice(&w.Choices[len(w.Choices)-1]) {
-					return false
-				}
-				if p.eat(']') {
-					return true
-				}
-				if !p.eat(',') {
-					return false
-				}
-			}
+				return p.wholeChoice(&w.Choices[len(w.Choices)-1])
+			})
 		case "usage":
 			return p.usage(&w.Usage)
 		case "error":
@@ -63,6 +52,25 @@ func (p *chunkParser) completion(w *wireResponse) bool {
 		}
 		return p.skipOther(key, "model", "choices", "usage", "error")
 	})
+}
+
+// elements reads an array's elements, the parser past its '[': each
+// reads one element.
+func (p *chunkParser) elements(each func() bool) bool {
+	if p.eat(']') {
+		return true
+	}
+	for {
+		if !each() {
+			return false
+		}
+		if p.eat(']') {
+			return true
+		}
+		if !p.eat(',') {
+			return false
+		}
+	}
 }
 
 // usage reads a usage object into a new *Usage at *dst; null sets nil.
@@ -122,19 +130,11 @@ func (p *chunkParser) toolCalls(dst *[]wireToolCall) bool {
 		return false
 	}
 	calls := make([]wireToolCall, 0, 1)
-	if !p.eat(']') {
-		for {
-			calls = append(calls, wireToolCall{})
-			if !p.toolCall(&calls[len(calls)-1]) {
-				return false
-			}
-			if p.eat(']') {
-				break
-			}
-			if !p.eat(',') {
-				return false
-			}
-		}
+	if !p.elements(func() bool {
+		calls = append(calls, wireToolCall{})
+		return p.toolCall(&calls[len(calls)-1])
+	}) {
+		return false
 	}
 	*dst = calls
 	return true

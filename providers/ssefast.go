@@ -336,18 +336,10 @@ func (p *chunkParser) chunk(c *streamChunk) bool {
 				}
 				return true
 			}
-			for {
+			return p.elements(func() bool {
 				c.Choices = append(c.Choices, streamChoice{})
-				if !p.choice(&c.Choices[len(c.Choices)-1]) {
-					return false
-				}
-				if p.eat(']') {
-					return true
-				}
-				if !p.eat(',') {
-					return false
-				}
-			}
+				return p.choice(&c.Choices[len(c.Choices)-1])
+			})
 		case "usage":
 			return p.usage(&c.Usage)
 		case "error":

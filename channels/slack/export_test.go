@@ -3,6 +3,8 @@ package slack
 import (
 	"context"
 	"net/http"
+
+	"github.com/joshbot/joshbot/channels/internal/angle"
 )
 
 // Backoff is the adapter's reconnect ladder.
@@ -15,7 +17,7 @@ type Backoff interface {
 func (s *Slack) SetBackoff(f func() Backoff) { s.newBackoff = func() backoff { return f() } }
 
 // Escape exposes the message-text escaper.
-func Escape(s string) string { return escape(s) }
+func Escape(s string) string { return angle.Escape(s) }
 
 // SetDownloader replaces the client that fetches inbound files, so tests
 // can serve them from a fake on the loopback address.

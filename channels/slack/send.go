@@ -15,6 +15,7 @@ import (
 
 	"github.com/joshbot/joshbot/bus"
 	"github.com/joshbot/joshbot/channels"
+	"github.com/joshbot/joshbot/channels/internal/angle"
 )
 
 // pieces splits text with the shared splitter, re-splitting a piece whose
@@ -107,7 +108,7 @@ func (s *Slack) postText(ctx context.Context, channel, thread, text string) erro
 			s.log.Warn("reply cut off by shutdown; the whole answer is in the session", "conversation", channel, "pieces_unsent", len(ps)-i)
 			return fmt.Errorf("slack: reply cut off with %d pieces unsent: %w", len(ps)-i, err)
 		}
-		params := map[string]any{"channel": channel, "text": escape(p), "link_names": false, "unfurl_links": false}
+		params := map[string]any{"channel": channel, "text": angle.Escape(p), "link_names": false, "unfurl_links": false}
 		if thread != "" {
 			params["thread_ts"] = thread
 		}
@@ -172,28 +173,4 @@ func (s *Slack) upload(ctx context.Context, channel, thread string, f bus.Attach
 func (s *Slack) uploadHostOK(host string) bool {
 	api, err := url.Parse(s.api)
 	return channels.HostAllowed(host, "slack.com") || err == nil && strings.EqualFold(host, api.Hostname())
-}
-
-// escape applies Slack's three escapes for message text: & < and > become
-// &amp; &lt; and &gt;. It is a loop rather than a package-level
-// strings.Replacer so that the package has no init code.
-func escape(s string) string {
-	if !strings.ContainsAny(s, "&<>") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

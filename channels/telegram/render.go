@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/joshbot/joshbot/channels/internal/angle"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -231,7 +232,7 @@ func (r *tgRenderer) block(n ast.Node, indent string) {
 		r.lines(n, indent)
 		if n.HasClosure() {
 			r.nl("\n", indent)
-			r.b.WriteString(escapeHTML(string(n.ClosureLine.Value(r.src))))
+			r.b.WriteString(angle.Escape(string(n.ClosureLine.Value(r.src))))
 		}
 	case *ast.Blockquote:
 		if r.quote > 0 { // nested: Telegram has no nested quotes
@@ -260,7 +261,7 @@ func (r *tgRenderer) code(n ast.Node, lang string) {
 		seg := n.Lines().At(i)
 		body.Write(seg.Value(r.src))
 	}
-	r.b.WriteString(escapeHTML(strings.TrimRight(body.String(), "\n")))
+	r.b.WriteString(angle.Escape(strings.TrimRight(body.String(), "\n")))
 	r.b.WriteString("</code></pre>")
 }
 
@@ -271,7 +272,7 @@ func (r *tgRenderer) lines(n ast.Node, indent string) {
 			r.nl("\n", indent)
 		}
 		seg := n.Lines().At(i)
-		r.b.WriteString(escapeHTML(strings.TrimRight(string(seg.Value(r.src)), "\r\n")))
+		r.b.WriteString(angle.Escape(strings.TrimRight(string(seg.Value(r.src)), "\r\n")))
 	}
 }
 
@@ -342,7 +343,7 @@ func (r *tgRenderer) table(t *tableNode) {
 			}
 		}
 	}
-	r.b.WriteString("<pre>" + escapeHTML(strings.TrimRight(out.String(), " ")) + "</pre>")
+	r.b.WriteString("<pre>" + angle.Escape(strings.TrimRight(out.String(), " ")) + "</pre>")
 }
 
 // plainText is the text of n's inline content, without markup.
@@ -406,12 +407,12 @@ func (r *tgRenderer) children(n ast.Node, indent string) {
 func (r *tgRenderer) inline(n ast.Node, indent string) {
 	switch n := n.(type) {
 	case *ast.Text:
-		r.b.WriteString(escapeHTML(unescape(n.Segment.Value(r.src))))
+		r.b.WriteString(angle.Escape(unescape(n.Segment.Value(r.src))))
 		if n.SoftLineBreak() || n.HardLineBreak() {
 			r.lineBreak(n, indent)
 		}
 	case *ast.String:
-		r.b.WriteString(escapeHTML(string(n.Value)))
+		r.b.WriteString(angle.Escape(string(n.Value)))
 	case *ast.CodeSpan:
 		var b bytes.Buffer
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -421,7 +422,7 @@ func (r *tgRenderer) inline(n ast.Node, indent string) {
 				b.Write(s.Value)
 			}
 		}
-		r.b.WriteString("<code>" + escapeHTML(b.String()) + "</code>")
+		r.b.WriteString("<code>" + angle.Escape(b.String()) + "</code>")
 	case *ast.Emphasis:
 		tag := "i"
 		if n.Level >= 2 {
@@ -441,10 +442,10 @@ func (r *tgRenderer) inline(n ast.Node, indent string) {
 			href = "mailto:" + url
 		}
 		if r.inLink {
-			r.b.WriteString(escapeHTML(url))
+			r.b.WriteString(angle.Escape(url))
 			return
 		}
-		r.b.WriteString(`<a href="` + escapeAttr(href) + `">` + escapeHTML(url) + "</a>")
+		r.b.WriteString(`<a href="` + escapeAttr(href) + `">` + angle.Escape(url) + "</a>")
 	case *ast.RawHTML:
 		var b strings.Builder
 		for i := 0; i < n.Segments.Len(); i++ {
@@ -520,7 +521,7 @@ func (r *tgRenderer) link(n ast.Node, dest, indent string) {
 		r.inLink = true
 		r.b.WriteString(`<a href="` + escapeAttr(dest) + `">`)
 		if n.FirstChild() == nil {
-			r.b.WriteString(escapeHTML(dest))
+			r.b.WriteString(angle.Escape(dest))
 		}
 		r.children(n, indent)
 		r.b.WriteString("</a>")
@@ -529,7 +530,7 @@ func (r *tgRenderer) link(n ast.Node, dest, indent string) {
 	}
 	r.b.WriteString("[")
 	r.children(n, indent)
-	r.b.WriteString("](" + escapeHTML(dest) + ")")
+	r.b.WriteString("](" + angle.Escape(dest) + ")")
 }
 
 // rawTagFor maps an inline HTML tag an answer may use on purpose to the
@@ -573,7 +574,7 @@ func (r *tgRenderer) rawTag(raw string) {
 			return
 		}
 	}
-	r.b.WriteString(escapeHTML(raw))
+	r.b.WriteString(angle.Escape(raw))
 }
 
 func preOpen(lang string) string {
@@ -583,32 +584,8 @@ func preOpen(lang string) string {
 	return `<pre><code class="language-` + lang + `">`
 }
 
-// escapeHTML escapes the three characters Telegram HTML requires: & < and
-// > become &amp; &lt; and &gt;. It is a loop rather than a package-level
-// strings.Replacer so that the package has no init code.
-func escapeHTML(s string) string {
-	if !strings.ContainsAny(s, "&<>") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 // escapeAttr escapes an attribute value written in double quotes.
-func escapeAttr(s string) string { return strings.ReplaceAll(escapeHTML(s), `"`, "&quot;") }
+func escapeAttr(s string) string { return strings.ReplaceAll(angle.Escape(s), `"`, "&quot;") }
 
 // fenceAfter reports the fence a piece leaves open, given the one it
 // started in (nil for none).
