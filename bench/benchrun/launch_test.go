@@ -133,6 +133,54 @@ func TestLaunchInNamespaces(t *testing.T) {
 	}
 }
 
+// TestDurableMakesATurnsWrites runs bench/launch/durable, the floor of a
+// turn's durable writes: it leaves the session file with both lines and
+// no temporary file, and a history file; "-" writes nothing.
+func TestDurableMakesATurnsWrites(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler for bench/launch")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "durable")
+	if err := buildC(root, "durable.c", bin); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(bin, "-").CombinedOutput(); err != nil {
+		t.Fatalf("durable -: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("durable - wrote %d files", len(entries))
+	}
+	if out, err := exec.Command(bin, dir).CombinedOutput(); err != nil {
+		t.Fatalf("durable: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || names[0] != "HISTORY.md" || !strings.HasPrefix(names[1], "turn_") || !strings.HasSuffix(names[1], ".jsonl") {
+		t.Fatalf("durable left %v, want HISTORY.md and one turn_*.jsonl", names)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, names[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"user"`) || !strings.Contains(lines[1], `"assistant"`) {
+		t.Fatalf("session file holds %q", b)
+	}
+	if err := exec.Command(bin, filepath.Join(dir, "missing")).Run(); err == nil {
+		t.Fatal("durable succeeded in a directory that does not exist")
+	}
+}
+
 func selfHWMMiB(t *testing.T) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
