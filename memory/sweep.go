@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/joshbot/joshbot/memory/atomicfile"
+	"github.com/joshbot/joshbot/memory/internal/sysfile"
 )
 
 // staleTempAge is how old a temporary file must be before a sweep removes
@@ -70,7 +71,7 @@ func unchangedSince(dir, marker string) bool {
 // markSwept creates marker if needed and sets its modification time to
 // now, after any change creating it made to its directory.
 func markSwept(marker string) {
-	f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := sysfile.Open(marker, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}

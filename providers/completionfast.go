@@ -37,10 +37,9 @@ func (p *chunkParser) completion(w *wireResponse) bool {
 			if !p.eat('[') {
 				return false
 			}
-			w.Choices = w.Choices[:0]
-			if w.Choices == nil {
-				w.Choices = make([]wireChoice, 0, 1)
-			}
+			// Non-nil even when empty, as encoding/json leaves it; w is
+			// zero and a repeated key is refused, so this runs once.
+			w.Choices = make([]wireChoice, 0, 1)
 			return p.elements(func() bool {
 				w.Choices = append(w.Choices, wireChoice{})
 				return p.wholeChoice(&w.Choices[len(w.Choices)-1])
