@@ -3,7 +3,9 @@ package release
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,9 +42,15 @@ func TestRehearsal(t *testing.T) {
 	// Make sure the local module cache holds every third-party module the
 	// published modules need, verified against their go.sum files: a no-op
 	// when it does (offline), a download through the configured proxy on a
-	// fresh machine.
+	// fresh machine. That is every module whose content a go.sum vouches
+	// for, not only what `go mod download` fetches to build: go mod tidy in
+	// an outside module also loads the tests of the packages it imports
+	// (mvdan.cc/sh's import github.com/go-quicktest/qt), and a fresh
+	// machine's cache has none of those.
 	for _, m := range vers.Modules {
-		goCmd(t, []string{"GOWORK=off"}, filepath.Join(root, m.Dir()), "mod", "download")
+		dir := filepath.Join(root, m.Dir())
+		args := append([]string{"mod", "download"}, sumZips(t, filepath.Join(dir, "go.sum"))...)
+		goCmd(t, []string{"GOWORK=off"}, dir, args...)
 	}
 	proxy := t.TempDir()
 	if err := BuildProxy(root, vers, proxy); err != nil {
@@ -175,6 +183,27 @@ func rehearse(t *testing.T, env []string, work string, m Module) {
 }
 
 // goCmd runs the go command in dir with env added and returns its output.
+// sumZips returns module@version for each module whose zip the go.sum
+// file at path holds a hash of (its lines without "/go.mod").
+func sumZips(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a module with no dependencies
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mods []string
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) == 3 && !strings.HasSuffix(f[1], "/go.mod") {
+			mods = append(mods, f[0]+"@"+f[1])
+		}
+	}
+	return mods
+}
+
 func goCmd(t *testing.T, env []string, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
