@@ -17,6 +17,7 @@ import (
 
 	"github.com/joshbot/joshbot/sandbox/internal/confine"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // hostID is the host uid and gid a confined command runs as when the
@@ -207,15 +208,24 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	spec := confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
+	var late []lateDir
 	for _, m := range s.mounts() {
 		if s.plat.root {
-			f, err := s.idmapped(m.Path, m.RO)
+			f, l, err := idmapped(m.Path, m.RO)
 			if err != nil {
+				for _, d := range late {
+					unix.Close(d.fd)
+				}
 				cleanup()
-				return nil, nil, fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
+				return nil, nil, fmt.Errorf("sandbox: %w", idmapFailure(err))
 			}
-			files = append(files, f)
-			m.FD = 2 + len(files)
+			if f != nil {
+				files = append(files, f)
+				m.FD = 2 + len(files)
+			} else {
+				late = append(late, l)
+				m.Late = true
+			}
 		}
 		spec.Mounts = append(spec.Mounts, m)
 		if m.RO {
@@ -234,6 +244,16 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	env = setEnv(env, append(cacheEnv(cache), "TMPDIR=/tmp")...)
 	if home := envValue(env, "HOME"); home == "" || !s.visible(home) {
 		env = setEnv(env, "HOME=/tmp")
+	}
+	if len(late) > 0 {
+		child, stop, err := serveLateMounts(late)
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("sandbox: %w", idmapFailure(err))
+		}
+		stops = append(stops, stop)
+		files = append(files, child)
+		spec.MountSock = 2 + len(files)
 	}
 	if spec.Network {
 		child, stop, err := startProxy(s.proxyAllow)

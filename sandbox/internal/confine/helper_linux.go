@@ -41,6 +41,10 @@ type Mount struct {
 	// FD is the helper's descriptor of a detached idmapped mount to move
 	// to Path; 0 means bind Path from the host.
 	FD int `json:"fd,omitempty"`
+	// Late marks an idmapped mount the parent makes once the helper has
+	// started, through the helper's own user namespace, and sends over
+	// [Spec.MountSock] (see [ReceiveMounts]).
+	Late bool `json:"late,omitempty"`
 }
 
 // Spec is what the parent tells the helper, as JSON in argv[2]. It
@@ -52,6 +56,10 @@ type Spec struct {
 	RO      []string `json:"ro"`
 	Network bool     `json:"net"`
 	ProxyFD int      `json:"proxy_fd,omitempty"`
+	// MountSock is the helper's end of a socket pair over which it sends
+	// its own user namespace and receives, in order, the idmapped mounts
+	// of the Mounts marked Late; 0 when none is.
+	MountSock int `json:"mount_sock,omitempty"`
 	// BPF is the seccomp filter's instructions (see FilterBytes).
 	BPF []byte `json:"bpf"`
 }
@@ -104,6 +112,12 @@ func runHelper(args []string) (int, error) {
 	}
 	if os.Getpid() != 1 {
 		return 0, errors.New("the helper is not the first process of a new PID namespace")
+	}
+	if spec.MountSock > 0 {
+		// The parent makes the late mounts while the root is built.
+		if err := sendUserns(spec.MountSock); err != nil {
+			return 0, fmt.Errorf("sending the user namespace for idmapped mounts: %w", err)
+		}
 	}
 	// The first signal.Notify starts the runtime's signal thread and
 	// waits for it, some hundreds of microseconds on a busy machine; it
