@@ -210,22 +210,15 @@ func TestLateIDMapFailsClosed(t *testing.T) {
 	}
 	// The probe New ran as root keeps a namespace for root's directories.
 	forgetUsernses()
-	cmd, cleanup, err := sb.Command(context.Background(), "/proc/sys", []string{"/bin/true"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	out, err := runConfined(t, sb, "/proc/sys", "true")
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 126 || !strings.Contains(out.String(), "idmapped mounts") {
-		t.Fatalf("got %v, output %q; want exit 126 naming idmapped mounts (/bin/true, had it run, exits 0)", err, out.String())
+	if !errors.As(err, &exit) || exit.ExitCode() != 126 || !strings.Contains(out, "idmapped mounts") {
+		t.Fatalf("got %v, output %q; want exit 126 naming idmapped mounts (true, had it run, exits 0)", err, out)
 	}
 	if keptUserns(helperOwner) != nil {
 		t.Fatal("a user namespace was made for root's directories; the helper's own should have served")
 	}
-	t.Log(strings.TrimSpace(out.String()))
+	t.Log(strings.TrimSpace(out))
 }
 
 // TestLateIDMapThroughTheHelpersNamespace runs a root parent's command

@@ -100,16 +100,9 @@ func answerLateMounts(conn *net.UnixConn, dirs []lateDir) {
 // receivedUserns returns the one descriptor in oob, checked to be a user
 // namespace.
 func receivedUserns(oob []byte) (*os.File, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
+	fds, err := confine.Rights(oob)
 	if err != nil {
 		return nil, err
-	}
-	var fds []int
-	for _, m := range msgs {
-		got, err := unix.ParseUnixRights(&m)
-		if err == nil {
-			fds = append(fds, got...)
-		}
 	}
 	if len(fds) != 1 {
 		for _, fd := range fds {

@@ -56,7 +56,7 @@ func receiveMounts(spec *Spec) error {
 	if err != nil {
 		return fmt.Errorf("receiving the idmapped mounts: %w", err)
 	}
-	fds, err := rights(oob[:oobn])
+	fds, err := Rights(oob[:oobn])
 	if err != nil {
 		return fmt.Errorf("receiving the idmapped mounts: %w", err)
 	}
@@ -84,8 +84,9 @@ func receiveMounts(spec *Spec) error {
 	return nil
 }
 
-// rights returns the descriptors passed in a control message.
-func rights(oob []byte) ([]int, error) {
+// Rights returns the descriptors passed in a socket's control messages;
+// on an error none is left open.
+func Rights(oob []byte) ([]int, error) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
 		return nil, err
