@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/joshbot/joshbot/sandbox/internal/confine"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // hostID is the host uid and gid a confined command runs as when the
@@ -207,24 +207,15 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	spec := confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
-	var late []lateDir
 	for _, m := range s.mounts() {
 		if s.plat.root {
-			f, l, err := idmapped(m.Path, m.RO)
+			f, err := s.idmapped(m.Path, m.RO)
 			if err != nil {
-				for _, d := range late {
-					unix.Close(d.fd)
-				}
 				cleanup()
-				return nil, nil, fmt.Errorf("sandbox: %w", idmapFailure(err))
+				return nil, nil, fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
 			}
-			if f != nil {
-				files = append(files, f)
-				m.FD = 2 + len(files)
-			} else {
-				late = append(late, l)
-				m.Late = true
-			}
+			files = append(files, f)
+			m.FD = 2 + len(files)
 		}
 		spec.Mounts = append(spec.Mounts, m)
 		if m.RO {
@@ -244,16 +235,6 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	if home := envValue(env, "HOME"); home == "" || !s.visible(home) {
 		env = setEnv(env, "HOME=/tmp")
 	}
-	if len(late) > 0 {
-		child, stop, err := serveLateMounts(late)
-		if err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("sandbox: %w", idmapFailure(err))
-		}
-		stops = append(stops, stop)
-		files = append(files, child)
-		spec.MountSock = 2 + len(files)
-	}
 	if spec.Network {
 		child, stop, err := startProxy(s.proxyAllow)
 		if err != nil {
@@ -264,23 +245,18 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		files = append(files, child)
 		spec.ProxyFD = 2 + len(files)
 	}
-	// The helper runs with GOMAXPROCS=1 of its own, first in its
-	// environment; the command's own value, if any, goes in the spec, or
-	// os/exec would keep it, the later one, over the helper's.
-	spec.HelperEnv = 1
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOMAXPROCS=") {
-			spec.Env = []string{kv} // the last one, as os/exec keeps
-		}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
 	}
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
-	args := append(append([]string{HelperArg}, spec.Args()...), argv...)
+	args := append([]string{HelperArg, string(b), "--"}, argv...)
 	cmd := exec.CommandContext(ctx, "/proc/self/fd/3", args...)
 	cmd.Args[0] = s.helper
 	// The helper starts in /, which any id may search; it changes to dir
 	// once dir is mounted where its id owns it.
 	cmd.Dir = "/"
-	cmd.Env = append([]string{"GOMAXPROCS=1"}, env...)
+	cmd.Env = env
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = childAttr()
 	return cmd, cleanup, nil

@@ -10,10 +10,8 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -166,19 +164,15 @@ func proxyConnect(port int) string {
 }
 
 // TestCommandFailsClosedWithoutIDMap asks, as root, for a workspace on a
-// filesystem with no idmapped mounts (procfs), with the user namespace
-// for root's directories already kept (the probe keeps it). The idmapped
-// mounts are made on the first command, so New succeeds; the command
-// must be refused, naming the layer, rather than given the directory
-// some other way, and nothing may run.
+// filesystem with no idmapped mounts (procfs). The idmapped mounts are
+// made on the first command, so New succeeds; the command must be
+// refused, naming the layer, rather than given the directory some other
+// way, and nothing may run.
 func TestCommandFailsClosedWithoutIDMap(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only a root parent needs idmapped mounts; this test runs as uid", os.Geteuid())
 	}
 	needLandlock(t)
-	if _, err := usernsFor(helperOwner); err != nil {
-		t.Fatal(err)
-	}
 	sb, err := New(&Policy{Workspace: "/proc/sys"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -192,116 +186,4 @@ func TestCommandFailsClosedWithoutIDMap(t *testing.T) {
 		t.Fatalf("got %v; want ErrUnsupported naming idmapped mounts", err)
 	}
 	t.Log(err)
-}
-
-// TestLateIDMapFailsClosed is TestCommandFailsClosedWithoutIDMap when no
-// user namespace is kept, so the mounts are made through the helper's
-// own namespace once it has started: Command succeeds, and the command
-// must then fail with the shell's "cannot execute" status and the reason
-// naming the layer, without running.
-func TestLateIDMapFailsClosed(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only a root parent needs idmapped mounts; this test runs as uid", os.Geteuid())
-	}
-	needLandlock(t)
-	sb, err := New(&Policy{Workspace: "/proc/sys"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The probe New ran as root keeps a namespace for root's directories.
-	forgetUsernses()
-	out, err := runConfined(t, sb, "/proc/sys", "true")
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 126 || !strings.Contains(out, "idmapped mounts") {
-		t.Fatalf("got %v, output %q; want exit 126 naming idmapped mounts (true, had it run, exits 0)", err, out)
-	}
-	if keptUserns(helperOwner) != nil {
-		t.Fatal("a user namespace was made for root's directories; the helper's own should have served")
-	}
-	t.Log(strings.TrimSpace(out))
-}
-
-// TestLateIDMapThroughTheHelpersNamespace runs a root parent's command
-// with no user namespace kept. Its root-owned workspace is mounted
-// through the helper's own user namespace, so no process is started for
-// a namespace (none is kept afterwards), and a directory another user
-// owns, through a namespace made for that owner, as before. In both, the
-// command is uid 0 and what it creates belongs on disk to the
-// directory's owner.
-func TestLateIDMapThroughTheHelpersNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only a root parent needs idmapped mounts; this test runs as uid", os.Geteuid())
-	}
-	needLandlock(t)
-	ws := t.TempDir()
-	theirs := t.TempDir()
-	if err := os.Chown(theirs, 4321, 4321); err != nil {
-		t.Fatal(err)
-	}
-	for _, round := range []string{"first", "second"} {
-		sb, err := New(&Policy{Workspace: ws, ReadWrite: []string{theirs}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The probe New ran as root keeps a namespace for root's
-		// directories.
-		forgetUsernses()
-		script := fmt.Sprintf("id -u && echo hi > mine-%[1]s && echo hi > %[2]s/theirs-%[1]s && stat -c %%u:%%g mine-%[1]s %[2]s/theirs-%[1]s", round, theirs)
-		out, err := runConfined(t, sb, ws, script)
-		if err != nil {
-			t.Fatalf("%s: %v: %s", round, err, out)
-		}
-		// Inside, the command owns both: each appears as its uid 0.
-		if out != "0\n0:0\n0:0\n" {
-			t.Fatalf("%s: inside the sandbox: %q", round, out)
-		}
-		for _, f := range []struct {
-			path     string
-			uid, gid uint32
-		}{{filepath.Join(ws, "mine-"+round), 0, 0}, {filepath.Join(theirs, "theirs-"+round), 4321, 4321}} {
-			fi, err := os.Stat(f.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st := fi.Sys().(*syscall.Stat_t); st.Uid != f.uid || st.Gid != f.gid {
-				t.Fatalf("%s: %s owned by %d:%d on disk, want %d:%d", round, f.path, st.Uid, st.Gid, f.uid, f.gid)
-			}
-		}
-		if keptUserns(helperOwner) != nil {
-			t.Fatalf("%s: a user namespace was made for root's directories; the helper's own should have served", round)
-		}
-		if keptUserns(owner{4321, 4321}) == nil {
-			t.Fatalf("%s: no user namespace kept for the other owner's directory", round)
-		}
-	}
-}
-
-// TestHelperEnvDoesNotReachTheCommand: the helper runs with GOMAXPROCS=1
-// of its own, placed before the command's environment; the command sees
-// exactly its own environment: no GOMAXPROCS when it has none, and its
-// own value when it has one.
-func TestHelperEnvDoesNotReachTheCommand(t *testing.T) {
-	needLandlock(t)
-	ws := t.TempDir()
-	sb, err := New(&Policy{Workspace: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		env  []string
-		want string
-	}{
-		{[]string{"PATH=/usr/bin:/bin"}, "unset\n1\n"},
-		{[]string{"PATH=/usr/bin:/bin", "GOMAXPROCS=7"}, "7\n1\n"},
-	} {
-		cmd, cleanup, err := sb.Command(context.Background(), ws, []string{"/bin/sh", "-c", `echo "${GOMAXPROCS-unset}"; env | grep -c '^PATH='`}, tt.env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.Output()
-		cleanup()
-		if err != nil || string(out) != tt.want {
-			t.Fatalf("env %q: got %q, %v; want %q", tt.env, out, err, tt.want)
-		}
-	}
 }

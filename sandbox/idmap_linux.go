@@ -18,32 +18,8 @@ type owner struct{ uid, gid uint32 }
 // idmapped returns a detached mount of dir, recursive, in which dir's
 // owner on disk appears as [hostID], the id a confined command runs as
 // when the caller is root: the command owns the directory, and what it
-// creates there is owned on disk by the directory's real owner. When no
-// user namespace for that owner is kept yet and the helper's own can
-// serve (dir is root's), it returns dir opened instead, for
-// [serveLateMounts] to mount through the helper's namespace.
-func idmapped(dir string, readOnly bool) (*os.File, lateDir, error) {
-	fd, o, err := openOwned(dir)
-	if err != nil {
-		return nil, lateDir{}, err
-	}
-	ns := keptUserns(o)
-	if ns == nil && o == helperOwner {
-		return nil, lateDir{fd: fd, path: dir, ro: readOnly}, nil
-	}
-	defer unix.Close(fd)
-	if ns == nil {
-		if ns, err = usernsFor(o); err != nil {
-			return nil, lateDir{}, err
-		}
-	}
-	f, err := idmappedMount(fd, dir, ns, readOnly)
-	return f, lateDir{}, err
-}
-
-// openOwned opens dir, refusing a symbolic link anywhere on it, for an
-// idmapped mount, and returns its on-disk owner.
-func openOwned(dir string) (int, owner, error) {
+// creates there is owned on disk by the directory's real owner.
+func (s *Sandbox) idmapped(dir string, readOnly bool) (*os.File, error) {
 	// The path was resolved when the sandbox was made; a symbolic link on
 	// it now was planted since (a read-write directory inside the
 	// workspace swapped for a link to /etc, say) and is refused, or the
@@ -53,14 +29,18 @@ func openOwned(dir string) (int, owner, error) {
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
 	if err != nil {
-		return -1, owner{}, fmt.Errorf("opening %s: %w", dir, err)
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
+	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return -1, owner{}, err
+		return nil, err
 	}
-	return fd, owner{st.Uid, st.Gid}, nil
+	ns, err := usernsFor(owner{st.Uid, st.Gid})
+	if err != nil {
+		return nil, err
+	}
+	return idmappedMount(fd, dir, ns, readOnly)
 }
 
 // idmappedMount clones the mount tree at dirfd (dir names it in errors)
@@ -87,9 +67,7 @@ func idmappedMount(dirfd int, dir string, userns *os.File, readOnly bool) (*os.F
 // for idmapped mounts, one per owner. Each maps that one owner to
 // [hostID] and can never change, so every sandbox, and the probe, shares
 // them: only the first sandbox of a process pays for starting the
-// process a namespace is born in. Root's directories need none made:
-// until the probe leaves one here, the helper's own namespace serves
-// them (see [serveLateMounts]).
+// process a namespace is born in.
 var usernses struct {
 	mu sync.Mutex
 	m  map[owner]*os.File
@@ -112,13 +90,6 @@ func usernsFor(o owner) (*os.File, error) {
 	}
 	usernses.m[o] = f
 	return f, nil
-}
-
-// keptUserns returns the user namespace kept for o, or nil.
-func keptUserns(o owner) *os.File {
-	usernses.mu.Lock()
-	defer usernses.mu.Unlock()
-	return usernses.m[o]
 }
 
 // keepUserns records f as the user namespace for o, unless one is kept

@@ -129,9 +129,6 @@ type box struct {
 	sb    *Sandbox
 	ws    string
 	probe string
-	// late forgets the kept user namespaces before every command, so a
-	// root parent mounts root's directories through the helper's own.
-	late bool
 }
 
 func newBox(t *testing.T, p Policy, opts *Options) *box {
@@ -160,9 +157,6 @@ func (b *box) shCtx(ctx context.Context, script string) (string, int) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if b.late {
-		forgetUsernses()
-	}
 	cmd, cleanup, err := b.sb.Command(ctx, b.ws, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
 	if err != nil {
 		b.t.Fatal(err)
@@ -673,113 +667,98 @@ func TestIsolationIdentity(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("these cases are about a parent running as root; this test runs as uid", os.Geteuid())
 	}
-	// Each case runs twice: with the user namespace for root's
-	// directories kept by the probe, and with none kept, the way a new
-	// process's first command runs, where the helper's own namespace
-	// carries root's directories.
-	for _, late := range []bool{false, true} {
-		prefix := ""
-		if late {
-			prefix = "helper's namespace/"
+	home, _ := os.UserHomeDir()
+	cache := t.TempDir()
+	b := newBox(t, Policy{CacheDir: filepath.Join(cache, "sandbox")}, nil)
+	run := func(name string, f func(t *testing.T)) { t.Run("identity/"+name, func(t *testing.T) { b.t = t; f(t) }) }
+	run("etc shadow unreadable", func(t *testing.T) { b.mustFail("head -c1 /etc/shadow", "Permission denied") })
+	run("uid 0 inside with no capabilities", func(t *testing.T) {
+		out := b.mustSucceed("id -u; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status")
+		if !strings.HasPrefix(out, "0\n") || strings.Count(out, "0000000000000000") != 5 {
+			t.Fatalf("identity: %q", out)
 		}
-		home, _ := os.UserHomeDir()
-		cache := t.TempDir()
-		b := newBox(t, Policy{CacheDir: filepath.Join(cache, "sandbox")}, nil)
-		b.late = late
-		run := func(name string, f func(t *testing.T)) {
-			t.Run(prefix+"identity/"+name, func(t *testing.T) { b.t = t; f(t) })
+	})
+	run("hostname is private", func(t *testing.T) {
+		if out := b.mustSucceed("hostname"); strings.TrimSpace(out) != "sandbox" {
+			t.Fatalf("hostname %q", out)
 		}
-		run("etc shadow unreadable", func(t *testing.T) { b.mustFail("head -c1 /etc/shadow", "Permission denied") })
-		run("uid 0 inside with no capabilities", func(t *testing.T) {
-			out := b.mustSucceed("id -u; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status")
-			if !strings.HasPrefix(out, "0\n") || strings.Count(out, "0000000000000000") != 5 {
-				t.Fatalf("identity: %q", out)
-			}
-		})
-		run("hostname is private", func(t *testing.T) {
-			if out := b.mustSucceed("hostname"); strings.TrimSpace(out) != "sandbox" {
-				t.Fatalf("hostname %q", out)
-			}
-		})
-		run("only the namespace's processes are visible", func(t *testing.T) {
-			out := b.mustSucceed("ls /proc | grep -c '^[0-9]'")
-			if n, _ := strconv.Atoi(strings.TrimSpace(out)); n < 1 || n > 6 {
-				t.Fatalf("%d processes visible", n)
-			}
-		})
-		run("parent environment unreachable", func(t *testing.T) {
-			b.mustFail(fmt.Sprintf("cat /proc/%d/environ", os.Getpid()), "No such file or directory")
-		})
-		run("files created are owned by the real owner", func(t *testing.T) {
-			b.mustSucceed("echo hi > made.txt && mkdir sub && touch sub/f")
-			for _, p := range []string{"made.txt", "sub", "sub/f"} {
-				fi, err := os.Stat(filepath.Join(b.ws, p))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || st.Gid != 0 {
-					t.Fatalf("%s owned by %d:%d on disk, want 0:0", p, st.Uid, st.Gid)
-				}
-			}
-		})
-		run("home cache unreachable", func(t *testing.T) {
-			b.mustFail("mkdir -p "+filepath.Join(home, ".cache", "planted")+" && echo x > "+filepath.Join(home, ".cache", "planted", "x"), "")
-		})
-		run("go module cache unwritable", func(t *testing.T) {
-			gomod, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	})
+	run("only the namespace's processes are visible", func(t *testing.T) {
+		out := b.mustSucceed("ls /proc | grep -c '^[0-9]'")
+		if n, _ := strconv.Atoi(strings.TrimSpace(out)); n < 1 || n > 6 {
+			t.Fatalf("%d processes visible", n)
+		}
+	})
+	run("parent environment unreachable", func(t *testing.T) {
+		b.mustFail(fmt.Sprintf("cat /proc/%d/environ", os.Getpid()), "No such file or directory")
+	})
+	run("files created are owned by the real owner", func(t *testing.T) {
+		b.mustSucceed("echo hi > made.txt && mkdir sub && touch sub/f")
+		for _, p := range []string{"made.txt", "sub", "sub/f"} {
+			fi, err := os.Stat(filepath.Join(b.ws, p))
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := strings.TrimSpace(string(gomod))
-			b.mustFail("mkdir -p "+d+"/planted@v1 && echo x > "+d+"/planted@v1/x", "")
-			if _, err := os.Stat(filepath.Join(d, "planted@v1")); err == nil {
-				t.Fatal("planted in the Go module cache")
+			if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || st.Gid != 0 {
+				t.Fatalf("%s owned by %d:%d on disk, want 0:0", p, st.Uid, st.Gid)
 			}
-		})
-		run("caches point at the sandbox's own dir", func(t *testing.T) {
-			out := b.mustSucceed("for v in GOCACHE GOMODCACHE GOPATH npm_config_cache PIP_CACHE_DIR XDG_CACHE_HOME; do printenv $v; done; mkdir -p \"$GOMODCACHE\" && touch \"$GOMODCACHE/ok\"")
-			for _, l := range strings.Fields(out) {
-				if !strings.HasPrefix(l, b.sb.Policy().CacheDir+"/") {
-					t.Fatalf("a cache outside the sandbox's cache dir: %q", out)
-				}
+		}
+	})
+	run("home cache unreachable", func(t *testing.T) {
+		b.mustFail("mkdir -p "+filepath.Join(home, ".cache", "planted")+" && echo x > "+filepath.Join(home, ".cache", "planted", "x"), "")
+	})
+	run("go module cache unwritable", func(t *testing.T) {
+		gomod, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := strings.TrimSpace(string(gomod))
+		b.mustFail("mkdir -p "+d+"/planted@v1 && echo x > "+d+"/planted@v1/x", "")
+		if _, err := os.Stat(filepath.Join(d, "planted@v1")); err == nil {
+			t.Fatal("planted in the Go module cache")
+		}
+	})
+	run("caches point at the sandbox's own dir", func(t *testing.T) {
+		out := b.mustSucceed("for v in GOCACHE GOMODCACHE GOPATH npm_config_cache PIP_CACHE_DIR XDG_CACHE_HOME; do printenv $v; done; mkdir -p \"$GOMODCACHE\" && touch \"$GOMODCACHE/ok\"")
+		for _, l := range strings.Fields(out) {
+			if !strings.HasPrefix(l, b.sb.Policy().CacheDir+"/") {
+				t.Fatalf("a cache outside the sandbox's cache dir: %q", out)
 			}
-			if _, err := os.Stat(filepath.Join(b.sb.Policy().CacheDir, "go", "pkg", "mod", "ok")); err != nil {
-				t.Fatal(err)
-			}
-		})
-		run("private tmp", func(t *testing.T) {
-			out := b.mustSucceed(`echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo "$TMPDIR"`)
-			if out != "t\n/tmp\n" {
-				t.Fatalf("got %q", out)
-			}
-		})
+		}
+		if _, err := os.Stat(filepath.Join(b.sb.Policy().CacheDir, "go", "pkg", "mod", "ok")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	run("private tmp", func(t *testing.T) {
+		out := b.mustSucceed(`echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo "$TMPDIR"`)
+		if out != "t\n/tmp\n" {
+			t.Fatalf("got %q", out)
+		}
+	})
 
-		// A workspace owned by an ordinary user, holding a root-owned 0600
-		// file: the command runs as the owner and cannot read root's file,
-		// and what it writes is owned by the user on disk.
-		userWS := t.TempDir()
-		os.Chown(userWS, 4242, 4242)
-		secret := filepath.Join(userWS, "root-only")
-		os.WriteFile(secret, []byte("root canary"), 0o600)
-		ub := newBox(t, Policy{Workspace: userWS}, nil)
-		ub.late = late
-		t.Run(prefix+"identity/root-owned 0600 file unreadable", func(t *testing.T) {
-			ub.t = t
-			ub.mustFail("cat root-only", "Permission denied")
-		})
-		t.Run(prefix+"identity/user workspace writable and owned by the user", func(t *testing.T) {
-			ub.t = t
-			ub.mustSucceed("echo hi > mine && cat mine")
-			fi, err := os.Stat(filepath.Join(userWS, "mine"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st := fi.Sys().(*syscall.Stat_t); st.Uid != 4242 || st.Gid != 4242 {
-				t.Fatalf("owned by %d:%d on disk, want 4242:4242", st.Uid, st.Gid)
-			}
-		})
-
-	}
+	// A workspace owned by an ordinary user, holding a root-owned 0600
+	// file: the command runs as the owner and cannot read root's file,
+	// and what it writes is owned by the user on disk.
+	userWS := t.TempDir()
+	os.Chown(userWS, 4242, 4242)
+	secret := filepath.Join(userWS, "root-only")
+	os.WriteFile(secret, []byte("root canary"), 0o600)
+	ub := newBox(t, Policy{Workspace: userWS}, nil)
+	t.Run("identity/root-owned 0600 file unreadable", func(t *testing.T) {
+		ub.t = t
+		ub.mustFail("cat root-only", "Permission denied")
+	})
+	t.Run("identity/user workspace writable and owned by the user", func(t *testing.T) {
+		ub.t = t
+		ub.mustSucceed("echo hi > mine && cat mine")
+		fi, err := os.Stat(filepath.Join(userWS, "mine"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 4242 || st.Gid != 4242 {
+			t.Fatalf("owned by %d:%d on disk, want 4242:4242", st.Uid, st.Gid)
+		}
+	})
 }
 
 func TestIsolationEscapeSyscalls(t *testing.T) {

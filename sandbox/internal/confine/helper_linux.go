@@ -4,10 +4,13 @@ package confine
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -33,42 +36,24 @@ var devFiles = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // Mount is one policy directory in the private root.
 type Mount struct {
-	Path string
-	RO   bool
+	Path string `json:"path"`
+	RO   bool   `json:"ro,omitempty"`
 	// FD is the helper's descriptor of a detached idmapped mount to move
 	// to Path; 0 means bind Path from the host.
-	FD int
-	// Late marks an idmapped mount the parent makes once the helper has
-	// started, through the helper's own user namespace, and sends over
-	// [Spec.MountSock] (see [ReceiveMounts]).
-	Late bool
+	FD int `json:"fd,omitempty"`
 }
 
-// Spec is what the parent tells the helper, in its arguments (see
-// [Spec.Args]). It carries paths, flags and descriptor numbers, never
-// anything secret.
+// Spec is what the parent tells the helper, as JSON in argv[2]. It
+// carries paths, flags and descriptor numbers, never anything secret.
 type Spec struct {
-	Mounts  []Mount
-	Dir     string
-	RW      []string
-	RO      []string
-	Network bool
-	ProxyFD int
-	// MountSock is the helper's end of a socket pair over which it sends
-	// its own user namespace and receives, in order, the idmapped mounts
-	// of the Mounts marked Late; 0 when none is.
-	MountSock int
-	// HelperEnv is how many entries at the start of the helper's
-	// environment are the helper's own (GOMAXPROCS=1: one thread runs
-	// its Go code, so the runtime starts fewer threads, each of which
-	// Landlock must restrict), not the command's.
-	HelperEnv int
-	// Env are the command's own entries for the names of the helper's
-	// (the parent leaves them out of the environment, where os/exec
-	// would keep them over the helper's), added back for the command.
-	Env []string
+	Mounts  []Mount  `json:"mounts"`
+	Dir     string   `json:"dir"`
+	RW      []string `json:"rw"`
+	RO      []string `json:"ro"`
+	Network bool     `json:"net"`
+	ProxyFD int      `json:"proxy_fd,omitempty"`
 	// BPF is the seccomp filter's instructions (see FilterBytes).
-	BPF []byte
+	BPF []byte `json:"bpf"`
 }
 
 func envValue(env []string, name string) string {
@@ -104,15 +89,14 @@ func RunIfRequested() {
 }
 
 func runHelper(args []string) (int, error) {
-	spec, argv, err := ParseArgs(args)
-	if err != nil {
-		return 0, fmt.Errorf("helper started with malformed arguments: %w", err)
+	if len(args) < 3 || args[1] != "--" {
+		return 0, errors.New("helper started with malformed arguments")
 	}
-	env := os.Environ()
-	if spec.HelperEnv > len(env) {
-		return 0, errors.New("helper started with malformed arguments: fewer environment entries than its own")
+	var spec Spec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		return 0, fmt.Errorf("helper policy: %w", err)
 	}
-	env = append(env[spec.HelperEnv:], spec.Env...)
+	argv := args[2:]
 	// Nothing the parent passed (the helper's own executable, the proxy's
 	// socket) may reach the command.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
@@ -120,12 +104,6 @@ func runHelper(args []string) (int, error) {
 	}
 	if os.Getpid() != 1 {
 		return 0, errors.New("the helper is not the first process of a new PID namespace")
-	}
-	if spec.MountSock > 0 {
-		// The parent makes the late mounts while the root is built.
-		if err := sendUserns(spec.MountSock); err != nil {
-			return 0, fmt.Errorf("sending the user namespace for idmapped mounts: %w", err)
-		}
 	}
 	// The first signal.Notify starts the runtime's signal thread and
 	// waits for it, some hundreds of microseconds on a busy machine; it
@@ -150,6 +128,7 @@ func runHelper(args []string) (int, error) {
 	if err := loopbackUp(); err != nil {
 		return 0, fmt.Errorf("loopback: %w", err)
 	}
+	env := os.Environ()
 	if spec.ProxyFD > 0 {
 		port, err := startForwarder(spec.ProxyFD)
 		if err != nil {
@@ -307,8 +286,7 @@ func lookPath(name, pathEnv string) (string, error) {
 			return p, nil
 		}
 	}
-	// os/exec's words, from a helper that does not link it.
-	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
 // applyLandlock restricts every thread of the helper, and so the command,
@@ -427,48 +405,31 @@ func installSeccomp(filter []unix.SockFilter) error {
 
 // startForwarder runs in the helper: it listens on 127.0.0.1 inside the
 // command's network namespace and hands each connection to the parent's
-// proxy over fd. It returns the port. It uses the system calls rather
-// than package net, which the helper would otherwise link, and
-// initialise, for this alone.
+// proxy over fd. It returns the port.
 func startForwarder(fd int) (int, error) {
-	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		return 0, err
 	}
-	if err := unix.Bind(ln, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		unix.Close(ln)
-		return 0, err
-	}
-	if err := unix.Listen(ln, 64); err != nil {
-		unix.Close(ln)
-		return 0, err
-	}
-	sa, err := unix.Getsockname(ln)
-	if err != nil {
-		unix.Close(ln)
-		return 0, err
-	}
-	in4, ok := sa.(*unix.SockaddrInet4)
-	if !ok {
-		unix.Close(ln)
-		return 0, errors.New("the listener has no IPv4 address")
-	}
-	// Accept blocks this goroutine's thread; the helper lives as long as
-	// the command, and the kernel closes the listener with it.
 	go func() {
 		for {
-			c, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
-			if err == unix.EINTR || err == unix.ECONNABORTED {
+			c, err := ln.AcceptTCP()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
 				continue
 			}
+			f, err := c.File()
+			c.Close()
 			if err != nil {
-				return
+				continue
 			}
-			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(c), nil, 0)
-			unix.Close(c)
+			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0)
+			f.Close()
 		}
 	}()
-	return in4.Port, nil
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // setEnv returns env with each NAME=value of set replacing any earlier

@@ -61,11 +61,6 @@ func buildRoot(spec *Spec) error {
 	if err := unix.Mount("proc", "/newroot/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mounting /proc: %w", err)
 	}
-	if spec.MountSock > 0 {
-		if err := receiveMounts(spec); err != nil {
-			return err
-		}
-	}
 	for _, m := range spec.Mounts {
 		if err := placeMount(m); err != nil {
 			return fmt.Errorf("%s: %w", m.Path, err)
