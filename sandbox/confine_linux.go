@@ -245,6 +245,16 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		files = append(files, child)
 		spec.ProxyFD = 2 + len(files)
 	}
+	// The helper runs with GOMAXPROCS=1 of its own, first in its
+	// environment; the command's own value, if any, goes in the spec, or
+	// os/exec would keep it, the later one, over the helper's.
+	spec.HelperEnv = 1
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMAXPROCS=") {
+			spec.Env = []string{kv} // the last one, as os/exec keeps
+		}
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
 	b, err := json.Marshal(spec)
 	if err != nil {
 		cleanup()
@@ -256,7 +266,7 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	// The helper starts in /, which any id may search; it changes to dir
 	// once dir is mounted where its id owns it.
 	cmd.Dir = "/"
-	cmd.Env = env
+	cmd.Env = append([]string{"GOMAXPROCS=1"}, env...)
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = childAttr()
 	return cmd, cleanup, nil

@@ -187,3 +187,33 @@ func TestCommandFailsClosedWithoutIDMap(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestHelperEnvDoesNotReachTheCommand: the helper runs with GOMAXPROCS=1
+// of its own, placed before the command's environment; the command sees
+// exactly its own environment: no GOMAXPROCS when it has none, and its
+// own value when it has one.
+func TestHelperEnvDoesNotReachTheCommand(t *testing.T) {
+	needLandlock(t)
+	ws := t.TempDir()
+	sb, err := New(&Policy{Workspace: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"PATH=/usr/bin:/bin"}, "unset\n1\n"},
+		{[]string{"PATH=/usr/bin:/bin", "GOMAXPROCS=7"}, "7\n1\n"},
+	} {
+		cmd, cleanup, err := sb.Command(context.Background(), ws, []string{"/bin/sh", "-c", `echo "${GOMAXPROCS-unset}"; env | grep -c '^PATH='`}, tt.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.Output()
+		cleanup()
+		if err != nil || string(out) != tt.want {
+			t.Fatalf("env %q: got %q, %v; want %q", tt.env, out, err, tt.want)
+		}
+	}
+}

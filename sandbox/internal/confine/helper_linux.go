@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -52,6 +50,15 @@ type Spec struct {
 	RO      []string `json:"ro"`
 	Network bool     `json:"net"`
 	ProxyFD int      `json:"proxy_fd,omitempty"`
+	// HelperEnv is how many entries at the start of the helper's
+	// environment are the helper's own (GOMAXPROCS=1: one thread runs
+	// its Go code, so the runtime starts fewer threads, each of which
+	// Landlock must restrict), not the command's.
+	HelperEnv int `json:"helper_env,omitempty"`
+	// Env are the command's own entries for the names of the helper's
+	// (the parent leaves them out of the environment, where os/exec
+	// would keep them over the helper's), added back for the command.
+	Env []string `json:"env,omitempty"`
 	// BPF is the seccomp filter's instructions (see FilterBytes).
 	BPF []byte `json:"bpf"`
 }
@@ -97,6 +104,11 @@ func runHelper(args []string) (int, error) {
 		return 0, fmt.Errorf("helper policy: %w", err)
 	}
 	argv := args[2:]
+	env := os.Environ()
+	if spec.HelperEnv > len(env) {
+		return 0, errors.New("helper started with malformed arguments: fewer environment entries than its own")
+	}
+	env = append(env[spec.HelperEnv:], spec.Env...)
 	// Nothing the parent passed (the helper's own executable, the proxy's
 	// socket) may reach the command.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
@@ -128,7 +140,6 @@ func runHelper(args []string) (int, error) {
 	if err := loopbackUp(); err != nil {
 		return 0, fmt.Errorf("loopback: %w", err)
 	}
-	env := os.Environ()
 	if spec.ProxyFD > 0 {
 		port, err := startForwarder(spec.ProxyFD)
 		if err != nil {
@@ -286,7 +297,8 @@ func lookPath(name, pathEnv string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+	// os/exec's words, from a helper that does not link it.
+	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
 }
 
 // applyLandlock restricts every thread of the helper, and so the command,
@@ -405,31 +417,43 @@ func installSeccomp(filter []unix.SockFilter) error {
 
 // startForwarder runs in the helper: it listens on 127.0.0.1 inside the
 // command's network namespace and hands each connection to the parent's
-// proxy over fd. It returns the port.
+// proxy over fd. It returns the port. It uses the system calls rather
+// than package net, which the helper would otherwise link, and
+// initialise, for this alone.
 func startForwarder(fd int) (int, error) {
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0, err
 	}
+	if err := unix.Bind(ln, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(ln)
+		return 0, err
+	}
+	if err := unix.Listen(ln, 64); err != nil {
+		unix.Close(ln)
+		return 0, err
+	}
+	port, err := localPort(ln)
+	if err != nil {
+		unix.Close(ln)
+		return 0, err
+	}
+	// Accept blocks this goroutine's thread; the helper lives as long as
+	// the command, and the kernel closes the listener with it.
 	go func() {
 		for {
-			c, err := ln.AcceptTCP()
-			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
-					return
-				}
+			c, err := accept(ln)
+			if err == unix.EINTR || err == unix.ECONNABORTED {
 				continue
 			}
-			f, err := c.File()
-			c.Close()
 			if err != nil {
-				continue
+				return
 			}
-			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0)
-			f.Close()
+			unix.Sendmsg(fd, []byte{0}, unix.UnixRights(c), nil, 0)
+			unix.Close(c)
 		}
 	}()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return port, nil
 }
 
 // setEnv returns env with each NAME=value of set replacing any earlier
