@@ -54,7 +54,7 @@ type Spec struct {
 	// environment are the helper's own (GOMAXPROCS=1: one thread runs
 	// its Go code, so the runtime starts fewer threads, each of which
 	// Landlock must restrict), not the command's.
-	HelperEnv int `json:"helper_env,omitempty"`
+	HelperEnv int `json:"own_env_count,omitempty"`
 	// Env are the command's own entries for the names of the helper's
 	// (the parent leaves them out of the environment, where os/exec
 	// would keep them over the helper's), added back for the command.
