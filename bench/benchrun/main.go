@@ -106,6 +106,10 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if err := goBuild(root, fake, "./bench/fakellm", "-s -w"); err != nil {
 		return err
 	}
+	proxyFloor := filepath.Join(tmp, "proxyfloor")
+	if err := goBuild(root, proxyFloor, "./bench/proxyfloor", "-s -w"); err != nil {
+		return err
+	}
 	rep := &Report{Date: time.Now().UTC().Format(time.RFC3339), Runs: n, Host: hostLine()}
 
 	fi, err := os.Stat(bin)
@@ -394,7 +398,7 @@ func run(root, out string, n int, parts map[string]bool) error {
 		// A p99 needs hundreds of samples to be more than the worst one
 		// or two; sequential turns take a few milliseconds each.
 		log.Printf("measuring serve streaming: %d rounds ×%d", serveRounds, n*8)
-		if err := measureServe(rep, bin, textCfg, textURL, n*8); err != nil {
+		if err := measureServe(rep, bin, proxyFloor, textCfg, textURL, n*8); err != nil {
 			return err
 		}
 	}

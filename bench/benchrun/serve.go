@@ -161,7 +161,7 @@ func lastUpstreamRequest(client *http.Client, upstream string) (string, error) {
 // prompt, history, tool definitions), replayed from fakellm's record, so
 // the overhead is joshbot's own work: the upstream's reading of a larger
 // body is the upstream's time, as it would be with a real provider.
-func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
+func measureServe(rep *Report, bin, proxyBin, cfg, upstream string, n int) error {
 	if err := editConfig(cfg, func(doc map[string]any) {
 		obj(doc, "api")["api_keys"] = []string{benchKey}
 		obj(doc, "api")["listen"] = "127.0.0.1:0"
@@ -173,6 +173,11 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 		return err
 	}
 	defer stop()
+	proxy, stopProxy, err := startFake(proxyBin, "-upstream", upstream)
+	if err != nil {
+		return fmt.Errorf("proxyfloor: %w", err)
+	}
+	defer stopProxy()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	// Warm connections and caches, and learn the request joshbot sends.
 	const warm = 5
@@ -185,13 +190,21 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 	if err != nil {
 		return err
 	}
+	for i := 0; i < warm; i++ {
+		if _, _, err := ttfbBody(client, proxy, "", replay); err != nil {
+			return fmt.Errorf("proxyfloor: %w", err)
+		}
+	}
 	// Rounds of sequential turns, each its own p50 and p99, so the report
 	// gives their median and range like every other figure: one round's
 	// p99 rests on its few slowest requests.
-	var p50s, p99s []float64
-	var jb50, jb99, up50, up99 []float64
+	// The bare proxy is timed in the same rounds, on the very request the
+	// upstream is timed on, so the part of joshbot's overhead that any
+	// program in its place pays is measured beside it.
+	var p50s, p99s, px50s, px99s, beyond50s, beyond99s []float64
+	var jb50, jb99, up50, up99, pxy50, pxy99 []float64
 	for r := 0; r < serveRounds; r++ {
-		var up, jb []float64
+		var up, jb, px []float64
 		for i := 0; i < n; i++ {
 			u, _, err := ttfbBody(client, upstream, "", replay)
 			if err != nil {
@@ -201,19 +214,37 @@ func measureServe(rep *Report, bin, cfg, upstream string, n int) error {
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
+			p, _, err := ttfbBody(client, proxy, "", replay)
+			if err != nil {
+				return fmt.Errorf("proxyfloor: %w", err)
+			}
 			up = append(up, u.Seconds()*1000)
 			jb = append(jb, j.Seconds()*1000)
+			px = append(px, p.Seconds()*1000)
 		}
 		p50s = append(p50s, max(percentile(jb, 50)-percentile(up, 50), 0))
 		p99s = append(p99s, max(percentile(jb, 99)-percentile(up, 99), 0))
+		px50s = append(px50s, max(percentile(px, 50)-percentile(up, 50), 0))
+		px99s = append(px99s, max(percentile(px, 99)-percentile(up, 99), 0))
+		beyond50s = append(beyond50s, max(percentile(jb, 50)-percentile(px, 50), 0))
+		beyond99s = append(beyond99s, max(percentile(jb, 99)-percentile(px, 99), 0))
 		jb50, jb99 = append(jb50, percentile(jb, 50)), append(jb99, percentile(jb, 99))
 		up50, up99 = append(up50, percentile(up, 50)), append(up99, percentile(up, 99))
+		pxy50, pxy99 = append(pxy50, percentile(px, 50)), append(pxy99, percentile(px, 99))
 	}
 	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
+	rep.add(Figure{Name: "floor: a bare streaming proxy's TTFB overhead p50", Unit: "ms", Samples: px50s,
+		Note: fmt.Sprintf("bench/proxyfloor, httputil.ReverseProxy relaying the same request in the same rounds; median proxy %.2f ms − upstream %.2f ms", med(pxy50), med(up50))})
+	rep.add(Figure{Name: "floor: a bare streaming proxy's TTFB overhead p99", Unit: "ms", Samples: px99s,
+		Note: fmt.Sprintf("same rounds; median proxy %.2f ms − upstream %.2f ms", med(pxy99), med(up99))})
 	rep.add(Figure{Name: "serve TTFB overhead p50", Unit: "ms", Target: 0.5, Samples: p50s,
 		Note: fmt.Sprintf("%d rounds of %d sequential turns; median joshbot %.2f ms − upstream %.2f ms", serveRounds, n, med(jb50), med(up50))})
 	rep.add(Figure{Name: "serve TTFB overhead p99", Unit: "ms", Target: 1.5, Samples: p99s,
 		Note: fmt.Sprintf("%d rounds of %d sequential turns; median joshbot %.2f ms − upstream %.2f ms", serveRounds, n, med(jb99), med(up99))})
+	rep.add(Figure{Name: "serve TTFB overhead beyond a bare proxy p50", Unit: "ms", Samples: beyond50s,
+		Note: "joshbot's own work: the serve figure less the proxy floor's, round by round"})
+	rep.add(Figure{Name: "serve TTFB overhead beyond a bare proxy p99", Unit: "ms", Samples: beyond99s,
+		Note: "the same for the p99"})
 
 	const total, conc = 400, 20
 	var wg sync.WaitGroup
