@@ -234,7 +234,7 @@ func measureServe(rep *Report, bin, proxyBin, cfg, upstream string, n int) error
 	}
 	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
 	rep.add(Figure{Name: "floor: a bare streaming proxy's TTFB overhead p50", Unit: "ms", Samples: px50s,
-		Note: fmt.Sprintf("bench/proxyfloor, httputil.ReverseProxy relaying the same request in the same rounds; median proxy %.2f ms − upstream %.2f ms", med(pxy50), med(up50))})
+		Note: fmt.Sprintf("bench/proxyfloor relaying the same request in the same rounds; median proxy %.2f ms − upstream %.2f ms", med(pxy50), med(up50))})
 	rep.add(Figure{Name: "floor: a bare streaming proxy's TTFB overhead p99", Unit: "ms", Samples: px99s,
 		Note: fmt.Sprintf("same rounds; median proxy %.2f ms − upstream %.2f ms", med(pxy99), med(up99))})
 	rep.add(Figure{Name: "serve TTFB overhead p50", Unit: "ms", Target: 0.5, Samples: p50s,
@@ -278,7 +278,7 @@ func measureServe(rep *Report, bin, proxyBin, cfg, upstream string, n int) error
 	rate := float64(total) / time.Since(start).Seconds()
 	rep.add(Figure{Name: fmt.Sprintf("serve streamed turns, %d concurrent", conc), Unit: "req/s", Samples: []float64{rate}, Note: "each a full agent turn of a new session, saved durably"})
 	stop()
-	return measureServeConcurrent(rep, bin, cfg, upstream, replay)
+	return measureServeConcurrent(rep, bin, proxyBin, cfg, upstream, replay)
 }
 
 // Concurrent conversations: how many stock-client chats run at once, how
@@ -298,7 +298,10 @@ const (
 // rounds. It reports serve's p50 time to first byte against the
 // upstream's direct p50, serve's throughput as a share of the direct, and the
 // CPU serve spent per turn (utime+stime of the process over its phases).
-func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) error {
+// A third phase sends the upstream's request through bench/proxyfloor, so
+// the share of the TTFB ratio any program in serve's place pays is shown
+// beside it.
+func measureServeConcurrent(rep *Report, bin, proxyBin, cfg, upstream, replay string) error {
 	// A config beside the other (same home, same sessions), with learning
 	// off: its extra model request per turn is not the API's cost.
 	noLearn := strings.TrimSuffix(cfg, ".json") + "-nolearn.json"
@@ -319,8 +322,13 @@ func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) erro
 		return err
 	}
 	defer stop()
+	proxy, stopProxy, err := startFake(proxyBin, "-upstream", upstream)
+	if err != nil {
+		return fmt.Errorf("proxyfloor: %w", err)
+	}
+	defer stopProxy()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * concChats}}
-	var ratioTTFB, sharePct, cpuPerTurn []float64
+	var ratioTTFB, sharePct, cpuPerTurn, pxRatio, pxShare []float64
 	var jbP50, upP50, jbRate, upRate []float64
 	for r := 0; r < concRounds; r++ {
 		up, upSecs, err := concurrently(func(chat, turn int) (time.Duration, error) {
@@ -349,7 +357,16 @@ func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) erro
 		if err != nil {
 			return err
 		}
+		px, pxSecs, err := concurrently(func(chat, turn int) (time.Duration, error) {
+			first, _, err := ttfbBody(client, proxy, "", replay)
+			return first, err
+		})
+		if err != nil {
+			return fmt.Errorf("proxyfloor, concurrent: %w", err)
+		}
 		turns := float64(concChats * concTurns)
+		pxRatio = append(pxRatio, percentile(px, 50)/percentile(up, 50))
+		pxShare = append(pxShare, 100*upSecs/pxSecs)
 		j50, u50 := percentile(jb, 50), percentile(up, 50)
 		jr, ur := turns/jbSecs, turns/upSecs
 		jbP50, upP50, jbRate, upRate = append(jbP50, j50), append(upP50, u50), append(jbRate, jr), append(upRate, ur)
@@ -359,6 +376,10 @@ func measureServeConcurrent(rep *Report, bin, cfg, upstream, replay string) erro
 	}
 	med := func(xs []float64) float64 { m, _, _ := summarize(xs); return m }
 	what := fmt.Sprintf("%d rounds of %d chats × %d turns at once, no user field, whole history resent, learning off", concRounds, concChats, concTurns)
+	rep.add(Figure{Name: "floor: a bare streaming proxy, concurrently: TTFB p50 ÷ upstream direct p50", Unit: "×", Samples: pxRatio,
+		Note: "bench/proxyfloor relaying the upstream's request in a third phase of the same rounds, " + fmt.Sprint(concChats) + " at once"})
+	rep.add(Figure{Name: "floor: a bare streaming proxy, concurrently: throughput, % of the upstream direct", Unit: "%", Samples: pxShare,
+		Note: "same rounds"})
 	rep.add(Figure{Name: "concurrent API TTFB p50 ÷ upstream direct p50", Unit: "×", Target: 3, Samples: ratioTTFB,
 		Note: fmt.Sprintf("%s; median serve %.2f ms, upstream direct %.2f ms", what, med(jbP50), med(upP50))})
 	rep.add(Figure{Name: "concurrent API throughput, % of the upstream direct", Unit: "%", AtLeast: 25, Samples: sharePct,
