@@ -1,12 +1,15 @@
 package apiserver
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -271,20 +274,93 @@ func TestWebUIAssets(t *testing.T) {
 			t.Fatalf("CSP allows inline code or another origin: %q", csp)
 		}
 	}
-	html, _ := fs.ReadFile(webuiFS, "webui/index.html")
+	html, _ := os.ReadFile("webui/index.html")
 	for _, re := range []string{`<script(?:\s[^>]*)?>\s*[^<\s]`, `<style`, `\sstyle=`, `\son[a-z]+=`, `https?://`} {
 		if regexp.MustCompile(re).Match(html) {
 			t.Errorf("index.html matches %s: inline code, inline style or a remote resource", re)
 		}
 	}
-	js, _ := fs.ReadFile(webuiFS, "webui/app.js")
+	js, _ := os.ReadFile("webui/app.js")
 	for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"} {
 		if strings.Contains(string(js), bad) {
 			t.Errorf("app.js uses %s; model output must go in as text", bad)
 		}
 	}
-	css, _ := fs.ReadFile(webuiFS, "webui/app.css")
+	css, _ := os.ReadFile("webui/app.css")
 	if strings.Contains(string(css), "url(") || strings.Contains(string(css), "@import") {
 		t.Error("app.css loads a resource; use system fonts and nothing remote")
+	}
+}
+
+// The compiled-in assets are the files beside them: an edit to the page,
+// its script or its stylesheet needs `go generate ./apiserver`.
+func TestWebUIAssetsMatchTheirSources(t *testing.T) {
+	for _, name := range []string{"index.html", "app.js", "app.css"} {
+		src, err := os.ReadFile("webui/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz, err := fs.ReadFile(webuiFS, "webui/"+name+".gz")
+		if err != nil {
+			t.Fatalf("%s is not compiled in compressed: %v", name, err)
+		}
+		got, err := gunzip(gz)
+		if err != nil || !bytes.Equal(got, src) {
+			t.Errorf("webui/%s.gz does not inflate to webui/%s (err %v): run go generate ./apiserver", name, name, err)
+		}
+		if _, err := fs.ReadFile(webuiFS, "webui/"+name); err == nil {
+			t.Errorf("webui/%s is compiled in uncompressed as well", name)
+		}
+	}
+}
+
+// A browser that accepts gzip gets the compressed bytes, marked so; a
+// client that does not gets the plain file. Either way the page is the
+// source file.
+func TestWebUIAssetsAreSentCompressedWhenAccepted(t *testing.T) {
+	s, _ := newTestServer(t, &Options{Agent: &fakeAgent{}, WebUI: true, Transcripts: &fakeTranscripts{}})
+	src, err := os.ReadFile("webui/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		accept string
+		gzip   bool
+	}{
+		{"", false},
+		{"gzip, deflate, br, zstd", true},
+		{"br;q=1.0, gzip;q=0.8", true},
+		{"gzip;q=0", false},
+		{"gzip;q=0.000, *", false},
+		{"*", true},
+		{"*;q=0", false},
+		{"identity", false},
+	} {
+		r := webRequest("GET", "/webui/static/app.js", "", "")
+		if tt.accept != "" {
+			r.Header.Set("Accept-Encoding", tt.accept)
+		}
+		w := serve(s, r)
+		if w.Code != 200 || w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("Accept-Encoding %q: %d, Vary %q", tt.accept, w.Code, w.Header().Get("Vary"))
+		}
+		body := w.Body.Bytes()
+		if enc := w.Header().Get("Content-Encoding"); (enc == "gzip") != tt.gzip {
+			t.Fatalf("Accept-Encoding %q: Content-Encoding %q, want gzip %v", tt.accept, enc, tt.gzip)
+		}
+		if tt.gzip {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatalf("Accept-Encoding %q: %v", tt.accept, err)
+			}
+			var b bytes.Buffer
+			if _, err := b.ReadFrom(zr); err != nil {
+				t.Fatal(err)
+			}
+			body = b.Bytes()
+		}
+		if !bytes.Equal(body, src) {
+			t.Fatalf("Accept-Encoding %q: the script served is not webui/app.js", tt.accept)
+		}
 	}
 }
