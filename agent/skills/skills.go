@@ -84,12 +84,15 @@ var ErrUntrusted = errors.New("skill is not trusted")
 var ErrNoSkill = errors.New("no such skill")
 
 // Library is the skill set of one workspace plus the bundled skills. It
-// re-reads the skills directory on every call, so an edit takes effect (and
-// revokes trust) at once. It is safe for concurrent use.
+// lists the skills directory and checks every file on every call, so an
+// edit takes effect (and revokes trust) at once; what it read from a file
+// that has not changed since is kept rather than read, hashed and parsed
+// again (see cache). It is safe for concurrent use.
 type Library struct {
 	dir       string // workspace/skills
 	trustPath string
 	mu        sync.Mutex // serializes trust store writes
+	cache     cache
 }
 
 // Open returns the library of workspace, with its trust store at
@@ -195,7 +198,7 @@ func buildDescribeBundled() []Skill {
 // A workspace skill with a bundled skill's name is listed with a problem:
 // it cannot shadow the release's own.
 func (l *Library) List() ([]Skill, error) {
-	trust, err := l.readTrust()
+	trust, err := l.readTrustCached()
 	if err != nil {
 		return nil, err
 	}
@@ -209,21 +212,19 @@ func (l *Library) List() ([]Skill, error) {
 		return nil, fmt.Errorf("skills: %w", err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	live := map[string]bool{l.trustPath: true}
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
 		name := e.Name()
-		rel := "skills/" + name + "/SKILL.md"
-		data, err := l.readFile(name)
+		live[filepath.Join(l.dir, name, "SKILL.md")] = true
+		sk, err := l.describeFile(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		var sk Skill
 		if err != nil {
-			sk = Skill{Name: name, Source: SourceWorkspace, Path: rel, Problem: err.Error()}
-		} else {
-			sk = describe(name, SourceWorkspace, rel, data)
+			sk = Skill{Name: name, Source: SourceWorkspace, Path: "skills/" + name + "/SKILL.md", Problem: err.Error()}
 		}
 		if !ValidName(name) && sk.Problem == "" {
 			sk.Problem = "directory name is not a valid skill name (lowercase letters, digits and dashes)"
@@ -234,23 +235,70 @@ func (l *Library) List() ([]Skill, error) {
 		sk.Trusted = sk.Problem == "" && sk.Hash != "" && trust[name] == sk.Hash
 		out = append(out, sk)
 	}
+	l.cache.keep(live)
 	return out, nil
+}
+
+// describeFile describes workspace skill name from its SKILL.md, from the
+// cache when the file is the version described before.
+func (l *Library) describeFile(name string) (Skill, error) {
+	p, fi, err := l.checkFile(name)
+	if err != nil {
+		return Skill{}, err
+	}
+	e, key, cacheable := l.cache.lookup(p, fi)
+	if e == nil {
+		data, err := readLimited(p)
+		if err != nil {
+			return Skill{}, err
+		}
+		e = &cachedFile{key: key, skill: describe(name, SourceWorkspace, "skills/"+name+"/SKILL.md", data)}
+		if cacheable {
+			l.cache.store(p, e)
+		}
+	}
+	// The caller may change what it gets; the entry stays as it was.
+	sk := e.skill
+	sk.AllowedTools = append([]string(nil), sk.AllowedTools...)
+	if sk.Metadata != nil {
+		sk.Metadata = make(map[string]string, len(e.skill.Metadata))
+		for k, v := range e.skill.Metadata {
+			sk.Metadata[k] = v
+		}
+	}
+	return sk, nil
 }
 
 // readFile reads a workspace SKILL.md, refusing symbolic links (a link
 // could point the skill at any file on the machine) and oversized files.
 func (l *Library) readFile(name string) ([]byte, error) {
-	p := filepath.Join(l.dir, name, "SKILL.md")
-	fi, err := os.Lstat(p)
+	p, _, err := l.checkFile(name)
 	if err != nil {
 		return nil, err
 	}
+	return readLimited(p)
+}
+
+// checkFile returns the path and the Lstat of workspace skill name's
+// SKILL.md, refusing a file that is not regular or a skill directory that
+// is a symbolic link.
+func (l *Library) checkFile(name string) (string, fs.FileInfo, error) {
+	p := filepath.Join(l.dir, name, "SKILL.md")
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", nil, err
+	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
+		return "", nil, fmt.Errorf("%s is not a regular file", p)
 	}
 	if dfi, err := os.Lstat(filepath.Join(l.dir, name)); err != nil || dfi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("skills/%s is a symbolic link; skills must be real directories", name)
+		return "", nil, fmt.Errorf("skills/%s is a symbolic link; skills must be real directories", name)
 	}
+	return p, fi, nil
+}
+
+// readLimited reads the SKILL.md at p, refusing one over maxSkillBytes.
+func readLimited(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
