@@ -21,9 +21,9 @@ func keyOf(fi fs.FileInfo, now time.Time, racyWindow time.Duration) (fileKey, bo
 	if !ok {
 		return fileKey{}, false
 	}
-	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	ctime := time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	if now.Sub(ctime) < racyWindow {
 		return fileKey{}, false
 	}
-	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size, ctime: st.Ctim.Nano()}, true
+	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size), ctime: st.Ctim.Nano()}, true
 }
