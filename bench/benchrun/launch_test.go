@@ -192,12 +192,3 @@ func selfHWMMiB(t *testing.T) float64 {
 	}
 	return kib / 1024
 }
-
-func TestRSSNote(t *testing.T) {
-	if got := rssNote(10, 11.01); !strings.Contains(got, "≤ 10 MiB") || !strings.Contains(got, "not met") {
-		t.Errorf("rssNote(10, 11.01) = %q", got)
-	}
-	if got := rssNote(13, 12.9); strings.Contains(got, "not met") {
-		t.Errorf("rssNote(13, 12.9) = %q", got)
-	}
-}

@@ -151,10 +151,8 @@ func run(root, out string, n int, parts map[string]bool) error {
 	// A scenario's wall time and page faults are judged against a
 	// reference scenario run in the same rounds (wallRef, faultRef). Its
 	// peak RSS is judged against issue 24's absolute target (rssTarget),
-	// with the reference below it (rssRef) shown beside for information,
-	// or, for the turns with a tool call, over that reference (rssOver)
-	// with issue 24's absolute target shown for information (rssInfo, see
-	// rssNote).
+	// with the reference below it (rssRef) shown beside for information
+	// and rssNote, when set, saying what the figure is.
 	type scenario struct {
 		name       string
 		bin        string // empty: joshbot
@@ -163,9 +161,8 @@ func run(root, out string, n int, parts map[string]bool) error {
 		faultRef   string
 		faultsOver float64
 		rssRef     string
-		rssOver    float64
 		rssTarget  float64
-		rssInfo    float64
+		rssNote    string
 		args       func(i int) []string
 		// launchFlags go to bench/launch before the program (-ns).
 		launchFlags []string
@@ -184,12 +181,12 @@ func run(root, out string, n int, parts map[string]bool) error {
 				return []string{"--config", textCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "hello"}
 			}},
 		{name: "one-tool-call turn (list_dir)", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
+			rssRef: "one-shot turn peak RSS", rssTarget: turnRSSTarget, rssNote: toolTurnRSSNote,
 			args: func(i int) []string {
 				return []string{"--config", toolCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "what is in my workspace?"}
 			}},
-		{name: "one-shell-call turn", wallRef: "joshbot version wall",
-			rssRef: "one-shot turn peak RSS", rssOver: toolTurnRSSOver, rssInfo: turnRSSTarget,
+		{name: "one-shell-call turn", wallRef: "joshbot version wall", wallRatio: shellTurnWallRatio,
+			rssRef: "one-shot turn peak RSS", rssTarget: turnRSSTarget, rssNote: toolTurnRSSNote,
 			args: func(i int) []string {
 				return []string{"--config", shellCfg, "agent", "-s", fmt.Sprintf("bench:%d", i), "-m", "run true"}
 			}},
@@ -291,13 +288,9 @@ func run(root, out string, n int, parts map[string]bool) error {
 			g := got[j]
 			rep.add(Figure{Name: sc.name + " wall", Unit: "ms", Ref: sc.wallRef, MaxRatio: sc.wallRatio, PerRound: true, Samples: g.wall})
 			if !sc.noRSS {
-				rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, Target: sc.rssTarget, MaxOver: sc.rssOver, PerRound: true, Samples: g.rss}
-				if sc.rssTarget > 0 {
+				rss := Figure{Name: sc.name + " peak RSS", Unit: "MiB", Ref: sc.rssRef, Target: sc.rssTarget, PerRound: true, Samples: g.rss, Note: sc.rssNote}
+				if sc.rssTarget > 0 && rss.Note == "" {
 					rss.Note = "issue 24's absolute target, judged; the comparison beside is for information"
-				}
-				if sc.rssInfo > 0 {
-					med, _, _ := summarize(g.rss)
-					rss.Note = rssNote(sc.rssInfo, med)
 				}
 				rep.add(rss)
 			}
@@ -334,8 +327,8 @@ func run(root, out string, n int, parts map[string]bool) error {
 			for i := range shell {
 				added[i] = shell[i] - plain[i]
 			}
-			rep.add(Figure{Name: "shell call added to a turn", Unit: "ms", Ref: "joshbot version wall", MaxRatio: shellCallWallRatio, PerRound: true, Samples: added,
-				Note: "one-shell-call turn − one-shot turn of the same round; issue 24's 2.6× for the whole turn is replaced by this bound, see bench/CHANGELOG.md"})
+			rep.add(Figure{Name: "shell call added to a turn", Unit: "ms", Ref: "joshbot version wall", PerRound: true, Samples: added,
+				Note: "one-shell-call turn − one-shot turn of the same round; for information: proposed to be judged ≤ 2× version in place of the whole turn's 2.6×, see bench/CHANGELOG.md"})
 		}
 	}
 	if parts["process"] {
@@ -435,16 +428,10 @@ const floorDepsName = "floor: empty Go program linking the fixed libraries"
 // before main.
 const initOnlyName = "floor: joshbot exiting before main"
 
-// rssNote shows issue 24's absolute peak-RSS target beside a figure
-// judged relative to its floor (a turn with a tool call, over the one-shot
-// turn).
-func rssNote(target, median float64) string {
-	verdict := "met"
-	if median > target {
-		verdict = "not met"
-	}
-	return fmt.Sprintf("issue 24's absolute ≤ %s MiB, for information: %s; judged over its floor, see bench/CHANGELOG.md", trimNum(target), verdict)
-}
+// toolTurnRSSNote is the peak-RSS note of a turn with a tool call: judged
+// against issue 24's absolute target like the one-shot turn, with the
+// bound proposed in its place named.
+const toolTurnRSSNote = "issue 24's absolute target, judged; the comparison beside is the bound proposed in its place, ≤ the one-shot turn + 1 MiB, see bench/CHANGELOG.md"
 
 // durableStartName is bench/launch/durable's start and exit alone.
 const durableStartName = "floor: a static C program's start and exit"
@@ -455,35 +442,27 @@ const durableFloorName = "floor: a new conversation's durable writes (stage, app
 // nsFloorName is the floor of a confined command: no Go, no helper.
 const nsFloorName = "floor: /bin/sh -c true cloned into new user, mount, PID and network namespaces (no helper)"
 
-// The targets of issue 24. Wall times are ratios to a reference run in
-// the same rounds, page faults a count over the libraries' floor; peak
-// RSS (but a tool-call turn's, over the one-shot turn), idle memory and
-// size are absolute.
+// The targets of issue 24, as the issue sets them: a bound proposed in
+// place of one is reported beside it for information, never judged in
+// its stead. Wall times are ratios to a reference run in the same rounds,
+// page faults a count over the libraries' floor; peak RSS, idle memory
+// and size are absolute.
 const (
 	versionWallRatio  = 1.15 // × the libraries' floor
 	versionFaultsOver = 120  // page faults over the libraries' floor
 	turnWallRatio     = 2.0  // one-shot turn, × version
-	// shellCallWallRatio bounds what one confined shell call adds to a
-	// turn (the shell-call turn less the one-shot turn of the same
-	// round), × version. Issue 24 asked for the whole shell-call turn
-	// ≤ 2.6× version. Measured in one run: the one-shot turn 1.94×, the
-	// round trip any tool call adds 0.36× (the list_dir turn's own
-	// addition) and the namespace floor 0.38× (/bin/sh -c true cloned
-	// into new namespaces, no helper, shown beside it) already make
-	// 2.68×, before the uid map, the private root, seccomp, Landlock
-	// and the helper. See bench/CHANGELOG.md.
-	shellCallWallRatio = 2.0
-	// Peak RSS: issue 24's absolute version ≤ 10 MiB and one-shot turn
-	// ≤ 13 MiB, judged. A turn with one tool call is judged over the
-	// one-shot turn, with the absolute 13 MiB shown for information: it
-	// also faults in the tool's code and the second request's. See
-	// bench/CHANGELOG.md.
-	versionRSSTarget      = 10  // MiB
-	turnRSSTarget         = 13  // MiB
-	toolTurnRSSOver       = 1.0 // a turn with one tool call over the one-shot turn
-	idleRSSTarget         = 5   // MiB, gateway without channels
-	idleTelegramRSSTarget = 7   // MiB, gateway with Telegram
-	binaryTarget          = 14  // MiB
+	// shellTurnWallRatio is the whole turn with one confined shell
+	// call, × version. What the call adds (the shell-call turn less the
+	// one-shot turn of the same round) is reported beside it, with the
+	// ≤ 2× version proposed in its place: see bench/CHANGELOG.md.
+	shellTurnWallRatio = 2.6
+	// Peak RSS: version ≤ 10 MiB and every turn ≤ 13 MiB, a turn with a
+	// tool call included.
+	versionRSSTarget      = 10 // MiB
+	turnRSSTarget         = 13 // MiB
+	idleRSSTarget         = 5  // MiB, gateway without channels
+	idleTelegramRSSTarget = 7  // MiB, gateway with Telegram
+	binaryTarget          = 14 // MiB
 )
 
 func goBuild(root, out, pkg, ldflags string) error {
