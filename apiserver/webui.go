@@ -37,9 +37,12 @@ func (s *Server) registerWebUI(mux *http.ServeMux) {
 	}
 	page := func(name, ctype string) http.HandlerFunc {
 		gz, _ := fs.ReadFile(static, name+".gz")
-		body, err := fs.ReadFile(static, name)
+		var body []byte
+		var err error
 		if gz != nil {
 			body, err = gunzip(gz)
+		} else {
+			body, err = fs.ReadFile(static, name)
 		}
 		if err != nil {
 			panic(err) // the embedded tree is fixed at build time

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -260,12 +261,7 @@ func (l *Library) describeFile(name string) (Skill, error) {
 	// The caller may change what it gets; the entry stays as it was.
 	sk := e.skill
 	sk.AllowedTools = append([]string(nil), sk.AllowedTools...)
-	if sk.Metadata != nil {
-		sk.Metadata = make(map[string]string, len(e.skill.Metadata))
-		for k, v := range e.skill.Metadata {
-			sk.Metadata[k] = v
-		}
-	}
+	sk.Metadata = maps.Clone(sk.Metadata)
 	return sk, nil
 }
 
