@@ -64,11 +64,11 @@ func (t *configTool) Execute(ctx context.Context, raw json.RawMessage) (string, 
 	case "get":
 		v, err := t.cfg.View(ctx)
 		if err != nil {
-			return "", fmt.Errorf("config: %w", err)
+			return "", errorf("config: %w", err)
 		}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return "", fmt.Errorf("config: %w", err)
+			return "", errorf("config: %w", err)
 		}
 		return string(b), nil
 	case "set":
@@ -80,13 +80,13 @@ func (t *configTool) Execute(ctx context.Context, raw json.RawMessage) (string, 
 		}
 		desc, err := t.cfg.Set(ctx, a.Key, a.Value)
 		if err != nil {
-			return "", fmt.Errorf("config: %w", err)
+			return "", errorf("config: %w", err)
 		}
 		return "Changed: " + notify(ctx, t.out, desc) + ". Tell the user what you changed and why.", nil
 	case "":
 		return "", missing("config", "action")
 	default:
-		return "", fmt.Errorf("config: action %q: use get or set", a.Action)
+		return "", errorf("config: action %q: use get or set", a.Action)
 	}
 }
 
@@ -105,7 +105,7 @@ func RegisterSubagentProfiles(reg *Registry, cfg ConfigAccess, out Outbox, key s
 		return errors.New("tools: register subagent profiles: nil registry or config")
 	}
 	if key == "" || strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") {
-		return fmt.Errorf("tools: register subagent profiles: key %q is not a dot-separated path", key)
+		return errorf("tools: register subagent profiles: key %q is not a dot-separated path", key)
 	}
 	return reg.Register(&profilesTool{cfg: cfg, out: out, key: key})
 }
@@ -165,7 +165,7 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	}
 	profiles, err := t.profiles(ctx)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", tool, err)
+		return "", errorf("%s: %w", tool, err)
 	}
 	names := slices.Sorted(maps.Keys(profiles))
 	if a.Operation == "list" {
@@ -192,9 +192,9 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	}
 	switch {
 	case a.Operation == "create" && exists:
-		return "", fmt.Errorf("%s: profile %q already exists: use operation=edit to change it", tool, name)
+		return "", errorf("%s: profile %q already exists: use operation=edit to change it", tool, name)
 	case a.Operation != "create" && !exists:
-		return "", fmt.Errorf("%s: no profile %q; the profiles are: %s", tool, name, known)
+		return "", errorf("%s: no profile %q; the profiles are: %s", tool, name, known)
 	}
 	var value string
 	switch a.Operation {
@@ -206,7 +206,7 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 			return "", missing(tool, "description")
 		}
 		if a.Description == nil && a.Model == nil && a.Tools == nil && a.Prompt == nil && a.MaxIterations == nil {
-			return "", fmt.Errorf("%s: edit of %q changes nothing: give description, model, tools, prompt or max_iterations", tool, name)
+			return "", errorf("%s: edit of %q changes nothing: give description, model, tools, prompt or max_iterations", tool, name)
 		}
 		set := func(dst *string, src *string) {
 			if src != nil {
@@ -239,12 +239,12 @@ func (t *profilesTool) Execute(ctx context.Context, raw json.RawMessage) (string
 			if err != nil {
 				why = "no human could approve it here (" + err.Error() + ")"
 			}
-			return "", fmt.Errorf("%s: profile %q not changed: %s. Tell the user what you would change, so they can do it themselves", tool, name, why)
+			return "", errorf("%s: profile %q not changed: %s. Tell the user what you would change, so they can do it themselves", tool, name, why)
 		}
 	}
 	desc, err := t.cfg.Set(ctx, t.key+"."+name, value)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", tool, err)
+		return "", errorf("%s: %w", tool, err)
 	}
 	return "Changed: " + notify(ctx, t.out, desc) + ". Tell the user what you changed and why.", nil
 }
@@ -261,12 +261,12 @@ func (t *profilesTool) profiles(ctx context.Context) (map[string]subagentProfile
 	}
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("the configuration is not readable: %w", err)
+		return nil, errorf("the configuration is not readable: %w", err)
 	}
 	for _, part := range strings.Split(t.key, ".") {
 		obj, ok := doc.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("the configuration's %s is not an object", t.key)
+			return nil, errorf("the configuration's %s is not an object", t.key)
 		}
 		if doc = obj[part]; doc == nil {
 			return map[string]subagentProfile{}, nil
@@ -277,7 +277,7 @@ func (t *profilesTool) profiles(ctx context.Context) (map[string]subagentProfile
 	}
 	var profiles map[string]subagentProfile
 	if err := json.Unmarshal(b, &profiles); err != nil {
-		return nil, fmt.Errorf("the configuration's %s is not readable: %w", t.key, err)
+		return nil, errorf("the configuration's %s is not readable: %w", t.key, err)
 	}
 	if profiles == nil {
 		profiles = map[string]subagentProfile{}

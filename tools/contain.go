@@ -2,7 +2,6 @@ package tools
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -42,18 +41,18 @@ func newContained(workspace string) (*contained, error) {
 	}
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", workspace, err)
+		return nil, errorf("workspace %q: %w", workspace, err)
 	}
 	root, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", workspace, err)
+		return nil, errorf("workspace %q: %w", workspace, err)
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", workspace, err)
+		return nil, errorf("workspace %q: %w", workspace, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("workspace %q is not a directory", workspace)
+		return nil, errorf("workspace %q is not a directory", workspace)
 	}
 	return &contained{root: root, alias: abs}, nil
 }
@@ -166,7 +165,7 @@ func resolve(root, p string) (string, error) {
 		return "", errors.New("path is empty")
 	}
 	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %q contains a NUL byte", p)
+		return "", errorf("path %q contains a NUL byte", p)
 	}
 	var abs string
 	if filepath.IsAbs(p) {
@@ -179,16 +178,16 @@ func resolve(root, p string) (string, error) {
 	}
 	real, err := realpathMissing(abs)
 	if err != nil {
-		return "", fmt.Errorf("path %q: %w", p, err)
+		return "", errorf("path %q: %w", p, err)
 	}
 	if !within(root, real) {
-		return "", fmt.Errorf("path %q is outside the workspace (it leads out through a symbolic link)", p)
+		return "", errorf("path %q is outside the workspace (it leads out through a symbolic link)", p)
 	}
 	return real, nil
 }
 
 func outsideErr(p string) error {
-	return fmt.Errorf("path %q is outside the workspace; use a path relative to the workspace", p)
+	return errorf("path %q is outside the workspace; use a path relative to the workspace", p)
 }
 
 // realpathMissing is EvalSymlinks for a path whose trailing components may
@@ -241,13 +240,13 @@ func unwrapPathErr(err error) error {
 func describeOpenErr(p string, err error) error {
 	switch {
 	case errors.Is(err, errLinkAppeared), errors.Is(err, errOutside):
-		return fmt.Errorf("path %q: %w", p, err)
+		return errorf("path %q: %w", p, err)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("path %q does not exist", p)
+		return errorf("path %q does not exist", p)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("path %q: permission denied", p)
+		return errorf("path %q: permission denied", p)
 	default:
-		return fmt.Errorf("path %q: %w", p, unwrapPathErr(err))
+		return errorf("path %q: %w", p, unwrapPathErr(err))
 	}
 }
 

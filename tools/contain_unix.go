@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -134,7 +133,7 @@ func (c *contained) mkdirBeneath(rel string) (*os.File, error) {
 				return nil, errLinkAppeared
 			}
 			if errors.Is(err, unix.ENOTDIR) {
-				return nil, fmt.Errorf("%q is a file, not a directory", comp)
+				return nil, errorf("%q is a file, not a directory", comp)
 			}
 			return nil, err
 		}
@@ -216,7 +215,7 @@ func (c *contained) writeAtomic(real string, data []byte, perm fs.FileMode) (cre
 	// memory/atomicfile does for joshbot's own files; this write stays on
 	// the directory descriptor so the workspace containment holds.
 	if err := unix.Fsync(dfd); err != nil {
-		return created, fmt.Errorf("sync directory: %w", err)
+		return created, errorf("sync directory: %w", err)
 	}
 	return created, nil
 }

@@ -94,7 +94,7 @@ func (t *cronTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	}
 	r, ok := RecipientFromContext(ctx)
 	if !ok || r.SessionKey == "" {
-		return "", fmt.Errorf("cron: %w", ErrNoRecipient)
+		return "", errorf("cron: %w", ErrNoRecipient)
 	}
 	switch a.Action {
 	case "add":
@@ -102,7 +102,7 @@ func (t *cronTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	case "list":
 		jobs, err := t.store.List(ctx, r.SessionKey)
 		if err != nil {
-			return "", fmt.Errorf("cron: %w", err)
+			return "", errorf("cron: %w", err)
 		}
 		if len(jobs) == 0 {
 			return "No jobs are scheduled for this conversation.", nil
@@ -121,13 +121,13 @@ func (t *cronTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 			return "", missing("cron", "id")
 		}
 		if err := t.store.Remove(ctx, r.SessionKey, a.ID); err != nil {
-			return "", fmt.Errorf("cron: remove %s: %w", a.ID, err)
+			return "", errorf("cron: remove %s: %w", a.ID, err)
 		}
 		return "Removed job " + a.ID + ".", nil
 	case "":
 		return "", missing("cron", "action")
 	default:
-		return "", fmt.Errorf("cron: action %q: use add, list or remove", a.Action)
+		return "", errorf("cron: action %q: use add, list or remove", a.Action)
 	}
 }
 
@@ -143,20 +143,20 @@ func (t *cronTool) add(ctx context.Context, r Recipient, msg, in, every string) 
 	if in != "" {
 		d, err := time.ParseDuration(in)
 		if err != nil || d <= 0 || d > MaxCronDelay {
-			return "", fmt.Errorf("cron: in %q: use a positive duration up to %s such as 30m or 2h", in, MaxCronDelay)
+			return "", errorf("cron: in %q: use a positive duration up to %s such as 30m or 2h", in, MaxCronDelay)
 		}
 		job.Next = now.Add(d)
 	} else {
 		d, err := time.ParseDuration(every)
 		if err != nil || d < MinCronEvery || d > MaxCronDelay {
-			return "", fmt.Errorf("cron: every %q: use a duration from %s to %s such as 1h", every, MinCronEvery, MaxCronDelay)
+			return "", errorf("cron: every %q: use a duration from %s to %s such as 1h", every, MinCronEvery, MaxCronDelay)
 		}
 		job.Every = d
 		job.Next = now.Add(d)
 	}
 	job, err := t.store.Add(ctx, job)
 	if err != nil {
-		return "", fmt.Errorf("cron: %w", err)
+		return "", errorf("cron: %w", err)
 	}
 	if job.Every > 0 {
 		return fmt.Sprintf("Scheduled job %s every %s, first at %s.", job.ID, job.Every, job.Next.Format(time.RFC3339)), nil

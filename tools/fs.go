@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"reflect"
 )
@@ -33,7 +32,7 @@ func RegisterFilesystem(reg *Registry, workspace string) error {
 	}
 	c, err := newContained(workspace)
 	if err != nil {
-		return fmt.Errorf("tools: register filesystem: %w", err)
+		return errorf("tools: register filesystem: %w", err)
 	}
 	all := []Tool{
 		&readFileTool{c: c},
@@ -45,12 +44,12 @@ func RegisterFilesystem(reg *Registry, workspace string) error {
 	}
 	for _, t := range all {
 		if _, taken := reg.Get(t.Name()); taken {
-			return fmt.Errorf("tools: register filesystem: %q: %w", t.Name(), ErrDuplicateTool)
+			return errorf("tools: register filesystem: %q: %w", t.Name(), ErrDuplicateTool)
 		}
 	}
 	for _, t := range all {
 		if err := reg.Register(t); err != nil {
-			return fmt.Errorf("tools: register filesystem: %w", err)
+			return errorf("tools: register filesystem: %w", err)
 		}
 	}
 	return nil
@@ -66,9 +65,9 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Errorf("%s: argument %q must be %s, got %s", tool, te.Field, kindName(te.Type), te.Value)
+			return errorf("%s: argument %q must be %s, got %s", tool, te.Field, kindName(te.Type), te.Value)
 		}
-		return fmt.Errorf("%s: arguments are not valid: %w", tool, err)
+		return errorf("%s: arguments are not valid: %w", tool, err)
 	}
 	return nil
 }
@@ -94,7 +93,7 @@ func kindName(t reflect.Type) string {
 
 // missing is the error for an absent required argument.
 func missing(tool, arg string) error {
-	return fmt.Errorf("%s: missing required argument %q", tool, arg)
+	return errorf("%s: missing required argument %q", tool, arg)
 }
 
 // isBinary applies the NUL-byte heuristic to the start of a file.

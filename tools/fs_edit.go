@@ -49,24 +49,24 @@ func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	case a.NewText == nil:
 		return "", missing(name, "new_text")
 	case *a.OldText == "":
-		return "", fmt.Errorf("%s: old_text is empty; give the exact text to replace (use write_file to create a file)", name)
+		return "", errorf("%s: old_text is empty; give the exact text to replace (use write_file to create a file)", name)
 	case *a.OldText == *a.NewText:
-		return "", fmt.Errorf("%s: old_text and new_text are identical, so there is nothing to change", name)
+		return "", errorf("%s: old_text and new_text are identical, so there is nothing to change", name)
 	}
 
 	fi, _, err := t.c.stat(*a.Path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if fi.IsDir() {
-		return "", fmt.Errorf("%s: path %q is a directory, not a file", name, *a.Path)
+		return "", errorf("%s: path %q is a directory, not a file", name, *a.Path)
 	}
 	if fi.Size() > editMaxBytes {
-		return "", fmt.Errorf("%s: path %q is %d bytes, over the %d MiB edit limit", name, *a.Path, fi.Size(), editMaxBytes>>20)
+		return "", errorf("%s: path %q is %d bytes, over the %d MiB edit limit", name, *a.Path, fi.Size(), editMaxBytes>>20)
 	}
 	f, real, err := t.c.open(*a.Path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if err := t.c.guardWrite(ctx, name, real, fmt.Sprintf("edit_file %s: replace %q with %q", t.c.rel(real), oneLinePreview(*a.OldText, 80), oneLinePreview(*a.NewText, 160))); err != nil {
 		f.Close()
@@ -75,18 +75,18 @@ func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	f.Close()
 	if err != nil {
-		return "", fmt.Errorf("%s: reading %q: %w", name, *a.Path, unwrapPathErr(err))
+		return "", errorf("%s: reading %q: %w", name, *a.Path, unwrapPathErr(err))
 	}
 	if isBinary(data) {
-		return "", fmt.Errorf("%s: path %q looks like a binary file (it contains NUL bytes); edit_file only edits text", name, *a.Path)
+		return "", errorf("%s: path %q looks like a binary file (it contains NUL bytes); edit_file only edits text", name, *a.Path)
 	}
 	content := string(data)
 	n := strings.Count(content, *a.OldText)
 	switch {
 	case n == 0:
-		return "", fmt.Errorf("%s: old_text was not found in %q (0 occurrences); read the file again and copy the text exactly, including whitespace", name, *a.Path)
+		return "", errorf("%s: old_text was not found in %q (0 occurrences); read the file again and copy the text exactly, including whitespace", name, *a.Path)
 	case n > 1 && !a.ReplaceAll:
-		return "", fmt.Errorf("%s: old_text occurs %d times in %q; include more surrounding text so it matches exactly once, or set replace_all to true", name, n, *a.Path)
+		return "", errorf("%s: old_text occurs %d times in %q; include more surrounding text so it matches exactly once, or set replace_all to true", name, n, *a.Path)
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -94,7 +94,7 @@ func (t *editFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	// Either there is exactly one occurrence or replace_all asked for all.
 	updated := strings.ReplaceAll(content, *a.OldText, *a.NewText)
 	if _, err := t.c.writeAtomic(real, []byte(updated), workspaceFilePerm); err != nil {
-		return "", fmt.Errorf("%s: path %q: %w", name, *a.Path, unwrapPathErr(err))
+		return "", errorf("%s: path %q: %w", name, *a.Path, unwrapPathErr(err))
 	}
 	noun := "occurrence"
 	if n != 1 {

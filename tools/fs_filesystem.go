@@ -91,7 +91,7 @@ func filesystemEdit(ops []string, schemas []json.RawMessage) (func(*jsonschema.S
 	for i, op := range ops {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(schemas[i], &s); err != nil {
-			return nil, fmt.Errorf("tools: register filesystem tool: schema of %s: %w", op, err)
+			return nil, errorf("tools: register filesystem tool: schema of %s: %w", op, err)
 		}
 		for name, p := range s.Properties {
 			users[name] = append(users[name], op)
@@ -150,7 +150,7 @@ func (t *filesystemTool) Parameters() json.RawMessage { return t.params }
 func (t *filesystemTool) Execute(ctx context.Context, raw json.RawMessage) (string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", fmt.Errorf("filesystem: arguments are not valid: %w", err)
+		return "", errorf("filesystem: arguments are not valid: %w", err)
 	}
 	var op string
 	if err := json.Unmarshal(m["operation"], &op); err != nil || op == "" {
@@ -166,7 +166,7 @@ func (t *filesystemTool) Execute(ctx context.Context, raw json.RawMessage) (stri
 	delete(m, "operation")
 	rest, err := json.Marshal(m)
 	if err != nil {
-		return "", fmt.Errorf("filesystem: %w", err)
+		return "", errorf("filesystem: %w", err)
 	}
 	return t.reg.Execute(ctx, op, rest)
 }

@@ -46,15 +46,15 @@ func (t *globTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	}
 	pat, err := parseGlob(*a.Pattern)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	p := pathOrDot(a.Path)
 	fi, base, err := t.c.stat(p)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s: path %q is a file; path must be a directory to search in", name, p)
+		return "", errorf("%s: path %q is a file; path must be a directory to search in", name, p)
 	}
 
 	var found []string
@@ -80,7 +80,7 @@ func (t *globTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("%s: searching %q: %w", name, p, unwrapPathErr(err))
+		return "", errorf("%s: searching %q: %w", name, p, unwrapPathErr(err))
 	}
 	if len(found) == 0 {
 		return fmt.Sprintf("no paths match %q under %s", *a.Pattern, t.c.rel(base)), nil

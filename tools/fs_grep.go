@@ -59,19 +59,19 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	}
 	m, err := newLineMatcher(*a.Pattern, a.IgnoreCase)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	include := ""
 	if a.Include != nil {
 		include = *a.Include
 		if _, err := path.Match(include, ""); err != nil {
-			return "", fmt.Errorf("%s: include %q is not a valid glob: %w", name, include, err)
+			return "", errorf("%s: include %q is not a valid glob: %w", name, include, err)
 		}
 	}
 	p := pathOrDot(a.Path)
 	_, base, err := t.c.stat(p)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 
 	var (
@@ -120,7 +120,7 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage) (string, er
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("%s: searching %q: %w", name, p, unwrapPathErr(err))
+		return "", errorf("%s: searching %q: %w", name, p, unwrapPathErr(err))
 	}
 	if matches == 0 {
 		fmt.Fprintf(&out, "no matches for %q in %s", *a.Pattern, t.c.rel(base))
@@ -155,7 +155,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	}
 	re, err := regexp.Compile(flags + pattern)
 	if err != nil {
-		return nil, fmt.Errorf("pattern %q is not a valid Go regular expression: %w", pattern, err)
+		return nil, errorf("pattern %q is not a valid Go regular expression: %w", pattern, err)
 	}
 	m := &lineMatcher{line: re}
 	multi := "(?m)" + flags + pattern

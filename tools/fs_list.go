@@ -42,14 +42,14 @@ func (t *listDirTool) Execute(ctx context.Context, raw json.RawMessage) (string,
 	p := pathOrDot(a.Path)
 	fi, real, err := t.c.stat(p)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s: path %q is a file, not a directory; use read_file to read it", name, p)
+		return "", errorf("%s: path %q is a file, not a directory; use read_file to read it", name, p)
 	}
 	entries, err := t.c.readDir(real)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, describeOpenErr(p, err))
+		return "", errorf("%s: %w", name, describeOpenErr(p, err))
 	}
 
 	var b strings.Builder

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -62,7 +61,7 @@ func (c *contained) guardWrite(ctx context.Context, tool, real, what string) err
 	rel := c.rel(real)
 	switch protection(rel) {
 	case "memory":
-		return fmt.Errorf("%s: %s %w: MEMORY.md and HISTORY.md change only through joshbot's memory, never through file tools. "+
+		return errorf("%s: %s %w: MEMORY.md and HISTORY.md change only through joshbot's memory, never through file tools. "+
 			"Facts from the conversation are remembered automatically after each turn; use memory_search to read memory, "+
 			"and tell the user if something stored there should change", tool, rel, ErrProtectedFile)
 	case "identity":
@@ -83,7 +82,7 @@ func (c *contained) guardWrite(ctx context.Context, tool, real, what string) err
 		if err != nil {
 			why = "no human could approve it here (" + err.Error() + ")"
 		}
-		return fmt.Errorf("%s: not written: %s %w (identity files and skills go into every conversation's prompt) and %s. "+
+		return errorf("%s: not written: %s %w (identity files and skills go into every conversation's prompt) and %s. "+
 			"Tell the user what you would change, so they can change it themselves", tool, rel, ErrProtectedFile, why)
 	}
 	return nil

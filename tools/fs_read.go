@@ -57,33 +57,33 @@ func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	offset, limit := 1, readMaxLines
 	if a.Offset != nil {
 		if *a.Offset < 1 {
-			return "", fmt.Errorf("%s: offset must be 1 or more (it is a 1-based line number), got %d", name, *a.Offset)
+			return "", errorf("%s: offset must be 1 or more (it is a 1-based line number), got %d", name, *a.Offset)
 		}
 		offset = *a.Offset
 	}
 	if a.Limit != nil {
 		if *a.Limit < 1 {
-			return "", fmt.Errorf("%s: limit must be 1 or more, got %d", name, *a.Limit)
+			return "", errorf("%s: limit must be 1 or more, got %d", name, *a.Limit)
 		}
 		limit = min(*a.Limit, readMaxLines)
 	}
 
 	fi, _, err := t.c.stat(*a.Path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if fi.IsDir() {
-		return "", fmt.Errorf("%s: path %q is a directory; use list_dir to see its contents", name, *a.Path)
+		return "", errorf("%s: path %q is a directory; use list_dir to see its contents", name, *a.Path)
 	}
 	f, real, err := t.c.open(*a.Path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(binarySniffLen); isBinary(head) {
-		return "", fmt.Errorf("%s: path %q looks like a binary file (it contains NUL bytes); read_file only shows text", name, *a.Path)
+		return "", errorf("%s: path %q looks like a binary file (it contains NUL bytes); read_file only shows text", name, *a.Path)
 	}
 
 	var (
@@ -99,7 +99,7 @@ func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("%s: reading %q: %w", name, *a.Path, unwrapPathErr(err))
+			return "", errorf("%s: reading %q: %w", name, *a.Path, unwrapPathErr(err))
 		}
 		total++
 		if total%4096 == 0 {
@@ -127,7 +127,7 @@ func (t *readFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 		return fmt.Sprintf("(%q is empty)", *a.Path), nil
 	}
 	if offset > total {
-		return "", fmt.Errorf("%s: offset %d is past the end of %q, which has %d lines", name, offset, *a.Path, total)
+		return "", errorf("%s: offset %d is past the end of %q, which has %d lines", name, offset, *a.Path, total)
 	}
 	if offset > 1 || last < total {
 		fmt.Fprintf(&out, "[showing lines %d-%d of %d", offset, last, total)

@@ -45,11 +45,11 @@ func (t *writeFileTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 		return "", missing(name, "content")
 	}
 	if len(*a.Content) > writeMaxBytes {
-		return "", fmt.Errorf("%s: content is %d bytes, over the %d MiB limit; write the file in smaller parts", name, len(*a.Content), writeMaxBytes>>20)
+		return "", errorf("%s: content is %d bytes, over the %d MiB limit; write the file in smaller parts", name, len(*a.Content), writeMaxBytes>>20)
 	}
 	real, err := t.c.resolve(*a.Path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	if err := t.c.guardWrite(ctx, name, real, fmt.Sprintf("write_file %s (%d bytes)", t.c.rel(real), len(*a.Content))); err != nil {
 		return "", err
@@ -59,7 +59,7 @@ func (t *writeFileTool) Execute(ctx context.Context, raw json.RawMessage) (strin
 	}
 	created, err := t.c.writeAtomic(real, []byte(*a.Content), workspaceFilePerm)
 	if err != nil {
-		return "", fmt.Errorf("%s: path %q: %w", name, *a.Path, unwrapPathErr(err))
+		return "", errorf("%s: path %q: %w", name, *a.Path, unwrapPathErr(err))
 	}
 	verb := "overwrote"
 	if created {

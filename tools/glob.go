@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"path"
 	"strings"
 )
@@ -16,10 +15,10 @@ type globPattern []string
 // directory, never to climb out of it.
 func parseGlob(pattern string) (globPattern, error) {
 	if pattern == "" {
-		return nil, fmt.Errorf("pattern is empty")
+		return nil, errorf("pattern is empty")
 	}
 	if strings.HasPrefix(pattern, "/") {
-		return nil, fmt.Errorf("pattern %q is absolute; give a pattern relative to path (or the workspace)", pattern)
+		return nil, errorf("pattern %q is absolute; give a pattern relative to path (or the workspace)", pattern)
 	}
 	var segs globPattern
 	for _, s := range strings.Split(pattern, "/") {
@@ -27,7 +26,7 @@ func parseGlob(pattern string) (globPattern, error) {
 		case "", ".":
 			continue
 		case "..":
-			return nil, fmt.Errorf("pattern %q contains \"..\"; set path to choose the directory to search instead", pattern)
+			return nil, errorf("pattern %q contains \"..\"; set path to choose the directory to search instead", pattern)
 		case "**":
 			// Adjacent "**" mean the same as one and would only multiply the
 			// matching work.
@@ -36,13 +35,13 @@ func parseGlob(pattern string) (globPattern, error) {
 			}
 		default:
 			if _, err := path.Match(s, ""); err != nil {
-				return nil, fmt.Errorf("pattern %q: segment %q is malformed: %w", pattern, s, err)
+				return nil, errorf("pattern %q: segment %q is malformed: %w", pattern, s, err)
 			}
 		}
 		segs = append(segs, s)
 	}
 	if len(segs) == 0 {
-		return nil, fmt.Errorf("pattern %q matches nothing; try \"**/*\" for everything", pattern)
+		return nil, errorf("pattern %q matches nothing; try \"**/*\" for everything", pattern)
 	}
 	return segs, nil
 }

@@ -71,7 +71,7 @@ func (a *searchArgs) check(tool string, def int) error {
 	case a.Limit == 0:
 		a.Limit = def
 	case a.Limit < 0 || a.Limit > maxSearchResults:
-		return fmt.Errorf("%s: limit must be between 1 and %d, got %d", tool, maxSearchResults, a.Limit)
+		return errorf("%s: limit must be between 1 and %d, got %d", tool, maxSearchResults, a.Limit)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (t *memorySearchTool) Execute(ctx context.Context, raw json.RawMessage) (st
 	}
 	res, err := t.lt.Search(key, args.Query, args.Limit)
 	if err != nil {
-		return "", fmt.Errorf("memory_search: %w", err)
+		return "", errorf("memory_search: %w", err)
 	}
 	if len(res) == 0 {
 		return fmt.Sprintf("No memories match %q.", args.Query), nil
@@ -186,11 +186,11 @@ func (t *sessionSearchTool) Execute(ctx context.Context, raw json.RawMessage) (s
 	}
 	keys, err := t.keys(key)
 	if err != nil {
-		return "", fmt.Errorf("session_search: %w", err)
+		return "", errorf("session_search: %w", err)
 	}
 	hits, err := t.store.Search(args.Query, &memory.SearchOptions{Keys: keys, Limit: args.Limit})
 	if err != nil {
-		return "", fmt.Errorf("session_search: %w", err)
+		return "", errorf("session_search: %w", err)
 	}
 	if len(hits) == 0 {
 		return fmt.Sprintf("No message in your conversations with this person contains %q.", args.Query), nil

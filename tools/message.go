@@ -53,7 +53,7 @@ func RegisterMessaging(reg *Registry, out Outbox, workspace string, opts *Messag
 	}
 	c, err := newContained(workspace)
 	if err != nil {
-		return fmt.Errorf("tools: register messaging: %w", err)
+		return errorf("tools: register messaging: %w", err)
 	}
 	limit := int64(DefaultMaxSendFileBytes)
 	var limitFor func(string) int64
@@ -65,7 +65,7 @@ func RegisterMessaging(reg *Registry, out Outbox, workspace string, opts *Messag
 	}
 	for _, t := range []Tool{&messageTool{out: out}, &sendFileTool{out: out, c: c, limit: limit, limitFor: limitFor}} {
 		if err := reg.Register(t); err != nil {
-			return fmt.Errorf("tools: register messaging: %w", err)
+			return errorf("tools: register messaging: %w", err)
 		}
 	}
 	return nil
@@ -98,10 +98,10 @@ func (t *messageTool) Execute(ctx context.Context, raw json.RawMessage) (string,
 	}
 	r, ok := RecipientFromContext(ctx)
 	if !ok {
-		return "", fmt.Errorf("message: %w", ErrNoRecipient)
+		return "", errorf("message: %w", ErrNoRecipient)
 	}
 	if err := t.out.PublishOutbound(ctx, bus.Outbound{Channel: r.Channel, ChatID: r.ChatID, Text: a.Text}); err != nil {
-		return "", fmt.Errorf("message: not delivered: %w", err)
+		return "", errorf("message: not delivered: %w", err)
 	}
 	return fmt.Sprintf("Message delivered to this %s conversation.", r.Channel), nil
 }
@@ -149,15 +149,15 @@ func (t *sendFileTool) Execute(ctx context.Context, raw json.RawMessage) (string
 	}
 	r, ok := RecipientFromContext(ctx)
 	if !ok {
-		return "", fmt.Errorf("send_file: %w", ErrNoRecipient)
+		return "", errorf("send_file: %w", ErrNoRecipient)
 	}
 	att, err := t.read(a.Path, t.capFor(r.Channel))
 	if err != nil {
-		return "", fmt.Errorf("send_file: %w", err)
+		return "", errorf("send_file: %w", err)
 	}
 	msg := bus.Outbound{Channel: r.Channel, ChatID: r.ChatID, Text: a.Caption, Attachments: []bus.Attachment{att}}
 	if err := t.out.PublishOutbound(ctx, msg); err != nil {
-		return "", fmt.Errorf("send_file: not delivered: %w", err)
+		return "", errorf("send_file: not delivered: %w", err)
 	}
 	return fmt.Sprintf("Sent %s (%s, %d bytes) to this %s conversation.", att.SourcePath, att.MIME, len(att.Data), r.Channel), nil
 }
@@ -173,25 +173,25 @@ func (t *sendFileTool) read(p string, limit int64) (bus.Attachment, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return bus.Attachment{}, fmt.Errorf("path %q: %w", p, err)
+		return bus.Attachment{}, errorf("path %q: %w", p, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return bus.Attachment{}, fmt.Errorf("path %q is not a regular file", p)
+		return bus.Attachment{}, errorf("path %q is not a regular file", p)
 	}
 	// A link swapped in between the check and the open would make the
 	// handle name a different file than the resolved path.
 	if cur, err := os.Stat(real); err != nil || !os.SameFile(fi, cur) {
-		return bus.Attachment{}, fmt.Errorf("path %q changed while it was opened; try again", p)
+		return bus.Attachment{}, errorf("path %q changed while it was opened; try again", p)
 	}
 	if fi.Size() > limit {
-		return bus.Attachment{}, fmt.Errorf("%q is %d bytes, over the %d MiB send limit", p, fi.Size(), limit>>20)
+		return bus.Attachment{}, errorf("%q is %d bytes, over the %d MiB send limit", p, fi.Size(), limit>>20)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return bus.Attachment{}, fmt.Errorf("read %q: %w", p, err)
+		return bus.Attachment{}, errorf("read %q: %w", p, err)
 	}
 	if int64(len(data)) > limit {
-		return bus.Attachment{}, fmt.Errorf("%q grew past the %d MiB send limit while it was read", p, limit>>20)
+		return bus.Attachment{}, errorf("%q grew past the %d MiB send limit while it was read", p, limit>>20)
 	}
 	head := data
 	if len(head) > sniffLen {

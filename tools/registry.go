@@ -74,11 +74,11 @@ func (r *Registry) Register(t Tool) error {
 	}
 	name := t.Name()
 	if !validName(name) {
-		return fmt.Errorf("tools: register %q: name must be 1 to 64 letters, digits, _ or -", name)
+		return errorf("tools: register %q: name must be 1 to 64 letters, digits, _ or -", name)
 	}
 	p := bytes.TrimSpace(t.Parameters())
 	if len(p) == 0 || p[0] != '{' || !json.Valid(p) {
-		return fmt.Errorf("tools: register %q: parameters must be a JSON object schema", name)
+		return errorf("tools: register %q: parameters must be a JSON object schema", name)
 	}
 	// The checker is built on the tool's first call: resolving a schema
 	// costs more than most turns' tool calls, and a turn calls few of the
@@ -88,7 +88,7 @@ func (r *Registry) Register(t Tool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.tools[name]; ok {
-		return fmt.Errorf("tools: register %q: %w", name, ErrDuplicateTool)
+		return errorf("tools: register %q: %w", name, ErrDuplicateTool)
 	}
 	r.tools[name] = t
 	r.checks[name] = check
@@ -213,16 +213,16 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	r.mu.RUnlock()
 	switch {
 	case gone:
-		return "", fmt.Errorf("tool %s %w: %s", name, ErrRemovedTool, why)
+		return "", errorf("tool %s %w: %s", name, ErrRemovedTool, why)
 	case !ok:
-		return "", fmt.Errorf("%w %q; available tools: %s", ErrUnknownTool, name, strings.Join(r.Names(), ", "))
+		return "", errorf("%w %q; available tools: %s", ErrUnknownTool, name, strings.Join(r.Names(), ", "))
 	}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}")
 	}
 	if trimmed[0] != '{' || !json.Valid(trimmed) {
-		return "", fmt.Errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
+		return "", errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
 	}
 	if c := check(); c != nil {
 		if err := c.check(name, trimmed); err != nil {

@@ -192,7 +192,7 @@ func applyTag(p *jsonschema.Schema, tag string) error {
 	for kv := range strings.SplitSeq(tag, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return fmt.Errorf("schema tag %q: want key=value", kv)
+			return errorf("schema tag %q: want key=value", kv)
 		}
 		if k == "enum" {
 			for e := range strings.SplitSeq(v, "|") {
@@ -202,7 +202,7 @@ func applyTag(p *jsonschema.Schema, tag string) error {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("schema tag %q: %v", kv, err)
+			return errorf("schema tag %q: %v", kv, err)
 		}
 		switch k {
 		case "minimum":
@@ -214,7 +214,7 @@ func applyTag(p *jsonschema.Schema, tag string) error {
 		case "maxItems":
 			p.MaxItems = jsonschema.Ptr(n)
 		default:
-			return fmt.Errorf("schema tag %q: unknown key %s", kv, k)
+			return errorf("schema tag %q: unknown key %s", kv, k)
 		}
 	}
 	return nil

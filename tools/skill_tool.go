@@ -104,6 +104,6 @@ func (t *skillTool) Execute(_ context.Context, raw json.RawMessage) (string, err
 	case "":
 		return "", missing("skill", "action")
 	default:
-		return "", fmt.Errorf("skill: action %q: use load, list or write", a.Action)
+		return "", errorf("skill: action %q: use load, list or write", a.Action)
 	}
 }

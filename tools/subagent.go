@@ -124,7 +124,7 @@ func RegisterSubagents(reg *Registry, opts *SubagentOptions) error {
 	}
 	for _, t := range all {
 		if err := reg.Register(t); err != nil {
-			return fmt.Errorf("tools: register subagents: %w", err)
+			return errorf("tools: register subagents: %w", err)
 		}
 	}
 	return nil
@@ -241,7 +241,7 @@ func (*chainTool) Execute(ctx context.Context, raw json.RawMessage) (string, err
 		}
 		out, err := spawn(ctx, SubagentTask{Task: task})
 		if err != nil {
-			return "", fmt.Errorf("chain step %d of %d: %w", i+1, len(a.Steps), err)
+			return "", errorf("chain step %d of %d: %w", i+1, len(a.Steps), err)
 		}
 		prev = out
 	}
@@ -271,7 +271,7 @@ func (t *delegateTool) Execute(ctx context.Context, raw json.RawMessage) (string
 		return "", err
 	}
 	if _, ok := t.profiles[a.Profile]; !ok {
-		return "", fmt.Errorf("unknown profile %q; configured profiles: %s", a.Profile, strings.Join(sortedKeys(t.profiles), ", "))
+		return "", errorf("unknown profile %q; configured profiles: %s", a.Profile, strings.Join(sortedKeys(t.profiles), ", "))
 	}
 	return spawn(ctx, SubagentTask{Task: a.Task, Profile: a.Profile})
 }
@@ -281,7 +281,7 @@ func checkTaskCount(n int) error {
 		return errors.New("no tasks given")
 	}
 	if n > maxSubagentTasks {
-		return fmt.Errorf("%d tasks given; at most %d run in one call, split the work", n, maxSubagentTasks)
+		return errorf("%d tasks given; at most %d run in one call, split the work", n, maxSubagentTasks)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -67,7 +66,7 @@ const exaCLIOutputCap = 2 << 20
 func (c *exaCLI) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
 	path, err := exec.LookPath(c.program)
 	if err != nil {
-		return nil, fmt.Errorf("no %q executable on PATH (install exa-cli or set ExaCLIOptions.Program)", c.program)
+		return nil, errorf("no %q executable on PATH (install exa-cli or set ExaCLIOptions.Program)", c.program)
 	}
 	text := q.Text
 	if strings.HasPrefix(text, "-") {
@@ -88,18 +87,18 @@ func (c *exaCLI) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("no answer in time: %w", ctx.Err())
+		return nil, errorf("no answer in time: %w", ctx.Err())
 	}
 	if err != nil {
 		msg := strings.Join(strings.Fields(stderr.String()), " ")
 		if msg == "" {
-			return nil, fmt.Errorf("%s failed: %v", c.program, err)
+			return nil, errorf("%s failed: %v", c.program, err)
 		}
-		return nil, fmt.Errorf("%s failed: %v: %s", c.program, err, shorten(msg, 300))
+		return nil, errorf("%s failed: %v: %s", c.program, err, shorten(msg, 300))
 	}
 	res, ok := parseExaJSON(stdout.String())
 	if !ok {
-		return nil, fmt.Errorf("%s printed no Exa JSON answer", c.program)
+		return nil, errorf("%s printed no Exa JSON answer", c.program)
 	}
 	if len(res) == 0 {
 		return nil, errors.New("no results")
@@ -223,15 +222,15 @@ func (e *exaMCP) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		t, ok = e.src.MCPTool(want.tool)
 	}
 	if !ok {
-		return nil, fmt.Errorf("no connected MCP server offers %s", want.tool)
+		return nil, errorf("no connected MCP server offers %s", want.tool)
 	}
 	args, _ := json.Marshal(want.args)
 	out, err := t.Execute(ctx, args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("no answer in time: %w", ctx.Err())
+			return nil, errorf("no answer in time: %w", ctx.Err())
 		}
-		return nil, fmt.Errorf("%s: %s", want.tool, shorten(strings.Join(strings.Fields(err.Error()), " "), 300))
+		return nil, errorf("%s: %s", want.tool, shorten(strings.Join(strings.Fields(err.Error()), " "), 300))
 	}
 	res := parseExaText(out)
 	if len(res) == 0 {

@@ -99,28 +99,28 @@ func (w *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (string, er
 	}
 	u, err := url.Parse(strings.TrimSpace(*a.URL))
 	if err != nil {
-		return "", fmt.Errorf("%s: %q is not a valid URL: %v", name, *a.URL, unwrapURLErr(err))
+		return "", errorf("%s: %q is not a valid URL: %v", name, *a.URL, unwrapURLErr(err))
 	}
 	if err := w.guard.CheckURL(ctx, u); err != nil {
-		return "", fmt.Errorf("%s: %s refused: %w", name, u.Redacted(), err)
+		return "", errorf("%s: %s refused: %w", name, u.Redacted(), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", errorf("%s: %w", name, err)
 	}
 	req.Header.Set("User-Agent", w.agent)
 	req.Header.Set("Accept", "text/html, text/plain, application/json, */*;q=0.5")
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("%s: %s: %v", name, u.Redacted(), unwrapURLErr(err))
+		return "", errorf("%s: %s: %v", name, u.Redacted(), unwrapURLErr(err))
 	}
 	defer resp.Body.Close()
 	Note(ctx, fmt.Sprintf("%s answered %s; reading the page", resp.Request.URL.Host, resp.Status))
 	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBody+1))
 	if err != nil {
-		return "", fmt.Errorf("%s: reading %s: %w", name, u.Redacted(), err)
+		return "", errorf("%s: reading %s: %w", name, u.Redacted(), err)
 	}
 	truncated := len(body) > fetchMaxBody
 	if truncated {

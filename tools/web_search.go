@@ -216,7 +216,7 @@ func (e *exa) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
 		} `json:"results"`
 	}
 	if err := json.Unmarshal([]byte(raw), &resp); err != nil {
-		return nil, fmt.Errorf("exa: unreadable answer: %w", err)
+		return nil, errorf("exa: unreadable answer: %w", err)
 	}
 	var out []SearchResult
 	for _, r := range resp.Results {
@@ -241,7 +241,7 @@ func doSearch(c *http.Client, req *http.Request) (string, error) {
 		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %s", resp.Status)
+		return "", errorf("HTTP %s", resp.Status)
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD"), nil
 }
@@ -444,7 +444,7 @@ func (s *webSearch) run(ctx context.Context, t *webSearchTool, q SearchQuery) (s
 		s.health.failed(t.name, b.Name())
 		failures = append(failures, b.Name()+": "+err.Error())
 	}
-	return "", fmt.Errorf("%s: every search backend failed: %s", t.name, strings.Join(failures, "; "))
+	return "", errorf("%s: every search backend failed: %s", t.name, strings.Join(failures, "; "))
 }
 
 func formatResults(t *webSearchTool, backend string, q SearchQuery, res []SearchResult, failures []string) string {
