@@ -101,13 +101,13 @@ func New(provider Provider, model string, sessions Sessions, opts *Options) (*Ag
 		opts = &Options{}
 	}
 	if n := opts.Limits.MaxAnswerBytes; n < 0 || n > MaxAnswerBytesLimit {
-		return nil, fmt.Errorf("agent: LimitOptions.MaxAnswerBytes is %d: use 1 to %d, or 0 for the default of %d", n, MaxAnswerBytesLimit, DefaultMaxAnswerBytes)
+		return nil, errorf("agent: LimitOptions.MaxAnswerBytes is %d: use 1 to %d, or 0 for the default of %d", n, MaxAnswerBytesLimit, DefaultMaxAnswerBytes)
 	}
 	if n := opts.Limits.MaxMessageBytes; n < 0 {
-		return nil, fmt.Errorf("agent: LimitOptions.MaxMessageBytes is %d: use a positive number, or 0 for the default of %d", n, DefaultMaxMessageBytes)
+		return nil, errorf("agent: LimitOptions.MaxMessageBytes is %d: use a positive number, or 0 for the default of %d", n, DefaultMaxMessageBytes)
 	}
 	if n := opts.Requests.ContextWindow; n < 0 {
-		return nil, fmt.Errorf("agent: RequestOptions.ContextWindow is %d: use a positive number of tokens, or 0 for the model's known window", n)
+		return nil, errorf("agent: RequestOptions.ContextWindow is %d: use a positive number of tokens, or 0 for the model's known window", n)
 	}
 	a := &Agent{
 		provider:        provider,
@@ -264,7 +264,7 @@ type Reply struct {
 // the error of a turn whose model cannot read them.
 func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	if err := memory.ValidateKey(req.SessionKey); err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, errorf("agent: %w", err)
 	}
 	if reply, err := a.bigMessage(&req); err != nil {
 		return reply, err
@@ -289,7 +289,7 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	}
 	refs, err := attachmentRefs(&req)
 	if err != nil {
-		return refusedAttachments(err), fmt.Errorf("agent: %w", err)
+		return refusedAttachments(err), errorf("agent: %w", err)
 	}
 	// The turn lock is shared with every process on this sessions
 	// directory (other CLI runs, a gateway, serve), and held from the
@@ -297,13 +297,13 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 	// from a stale load.
 	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, errorf("agent: %w", err)
 	}
 	defer unlock()
 
 	sess, err := a.sessions.Load(req.SessionKey)
 	if err != nil {
-		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
+		return nil, errorf("agent: load session %s: %w", req.SessionKey, err)
 	}
 	now := a.now()
 	sess.Messages = append(sess.Messages, memory.Message{Role: providers.RoleUser, Content: inboundText(&req), Time: now, Attachments: refs})
@@ -324,11 +324,11 @@ func (a *Agent) Process(ctx context.Context, req Request) (*Reply, error) {
 
 	setup, err := a.turnSetup(&req)
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, errorf("agent: %w", err)
 	}
 	system, err := a.systemPrompt(&req, now)
 	if err != nil {
-		return nil, fmt.Errorf("agent: build prompt: %w", err)
+		return nil, errorf("agent: build prompt: %w", err)
 	}
 	system += setup.prompt
 
@@ -539,7 +539,7 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 		if err := t.waitStaged(); err != nil {
 			t.skip(msg.ToolCalls, "the session could not be saved")
 			reply.Text = "Error: your message could not be saved, so no tool was run: " + oneLine(err.Error())
-			return reply, fmt.Errorf("agent: save session %s: %w", t.sess.Key, err)
+			return reply, errorf("agent: save session %s: %w", t.sess.Key, err)
 		}
 		for i := range msg.ToolCalls {
 			call := &msg.ToolCalls[i]
@@ -567,7 +567,7 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 	}
 	reply.Text = fmt.Sprintf("I stopped after %d steps without finishing, the limit set by %s. "+
 		"I ran %d tool calls; what I did so far is saved. %s Ask me to continue, or raise the limit.", reply.Iterations, a.names.MaxIterations, reply.ToolCalls, t.steps.summary())
-	return reply, fmt.Errorf("agent: %w (%d, %s)", ErrIterationLimit, maxIterations, a.names.MaxIterations)
+	return reply, errorf("agent: %w (%d, %s)", ErrIterationLimit, maxIterations, a.names.MaxIterations)
 }
 
 // fail turns an error that ended the turn into the reply the user sees.
@@ -575,21 +575,21 @@ func (t *turn) fail(ctx context.Context, reply *Reply, err error) (*Reply, error
 	if errors.Is(context.Cause(ctx), ErrTurnTimeout) {
 		reply.Text = fmt.Sprintf("I ran out of time after %s (%s) with %d steps and %d tool calls done; what I did so far is saved.",
 			t.a.timeout, t.a.names.Timeout, reply.Iterations, reply.ToolCalls)
-		return reply, fmt.Errorf("agent: %w after %s (%s)", ErrTurnTimeout, t.a.timeout, t.a.names.Timeout)
+		return reply, errorf("agent: %w after %s (%s)", ErrTurnTimeout, t.a.timeout, t.a.names.Timeout)
 	}
 	if ctx.Err() != nil {
 		reply.Text = "Stopped."
 		if t.partial != "" {
 			reply.Text, reply.Interrupted = t.partial, context.Cause(ctx)
 		}
-		return reply, fmt.Errorf("agent: %w: %w", ErrStopped, ctx.Err())
+		return reply, errorf("agent: %w: %w", ErrStopped, ctx.Err())
 	}
 	if errors.Is(err, providers.ErrAttachment) {
 		reply.Text = t.attachmentRefusal(err)
-		return reply, fmt.Errorf("agent: %w", err)
+		return reply, errorf("agent: %w", err)
 	}
 	reply.Text = "Error: " + oneLine(err.Error())
-	return reply, fmt.Errorf("agent: %w", err)
+	return reply, errorf("agent: %w", err)
 }
 
 // ask sends one request, streaming when a sink is attached.

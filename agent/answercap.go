@@ -82,7 +82,7 @@ func (t *turn) keepAnswer(msg *providers.Message) string {
 // AnswersDir and returns its path relative to the workspace.
 func (a *Agent) saveAnswer(key, text string) (string, error) {
 	if a.workspace == "" {
-		return "", fmt.Errorf("no workspace is configured to hold it")
+		return "", errorf("no workspace is configured to hold it")
 	}
 	dir := filepath.Join(a.workspace, AnswersDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

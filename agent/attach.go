@@ -32,31 +32,31 @@ func attachmentRefs(req *Request) ([]memory.AttachmentRef, error) {
 		d := req.Images[i].Data
 		mt := providers.SniffImage(d)
 		if mt == "" {
-			return nil, fmt.Errorf("%w: %s is not a PNG, JPEG, GIF or WebP image by its content", providers.ErrAttachment, ordinal("image", i, len(req.Images)))
+			return nil, errorf("%w: %s is not a PNG, JPEG, GIF or WebP image by its content", providers.ErrAttachment, ordinal("image", i, len(req.Images)))
 		}
 		if len(d) > providers.MaxImageBytes {
-			return nil, fmt.Errorf("%w: %s is %s, over the %s limit per image", providers.ErrAttachment, ordinal("image", i, len(req.Images)), byteSize(len(d)), byteSize(providers.MaxImageBytes))
+			return nil, errorf("%w: %s is %s, over the %s limit per image", providers.ErrAttachment, ordinal("image", i, len(req.Images)), byteSize(len(d)), byteSize(providers.MaxImageBytes))
 		}
 		total += len(d)
 		refs = append(refs, newRef(memory.AttachmentImage, mt, "", d))
 	}
 	if total > providers.MaxImageRequestBytes {
-		return nil, fmt.Errorf("%w: the images total %s, over the %s limit per message", providers.ErrAttachment, byteSize(total), byteSize(providers.MaxImageRequestBytes))
+		return nil, errorf("%w: the images total %s, over the %s limit per message", providers.ErrAttachment, byteSize(total), byteSize(providers.MaxImageRequestBytes))
 	}
 	total = 0
 	for i := range req.Documents {
 		doc := &req.Documents[i]
 		if !providers.IsPDF(doc.Data) {
-			return nil, fmt.Errorf("%w: %s is not a PDF by its content; PDF is the only document type the model can read", providers.ErrAttachment, docLabel(doc))
+			return nil, errorf("%w: %s is not a PDF by its content; PDF is the only document type the model can read", providers.ErrAttachment, docLabel(doc))
 		}
 		if len(doc.Data) > providers.MaxDocumentBytes {
-			return nil, fmt.Errorf("%w: %s is %s, over the %s limit per document", providers.ErrAttachment, docLabel(doc), byteSize(len(doc.Data)), byteSize(providers.MaxDocumentBytes))
+			return nil, errorf("%w: %s is %s, over the %s limit per document", providers.ErrAttachment, docLabel(doc), byteSize(len(doc.Data)), byteSize(providers.MaxDocumentBytes))
 		}
 		total += len(doc.Data)
 		refs = append(refs, newRef(memory.AttachmentPDF, "application/pdf", doc.Name, doc.Data))
 	}
 	if total > providers.MaxDocumentRequestBytes {
-		return nil, fmt.Errorf("%w: the documents total %s, over the %s limit per message", providers.ErrAttachment, byteSize(total), byteSize(providers.MaxDocumentRequestBytes))
+		return nil, errorf("%w: the documents total %s, over the %s limit per message", providers.ErrAttachment, byteSize(total), byteSize(providers.MaxDocumentRequestBytes))
 	}
 	return refs, nil
 }

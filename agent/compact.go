@@ -214,11 +214,11 @@ func (a *Agent) compact(ctx context.Context, sess *memory.Session, cut int) (int
 		MaxTokens: compactSummaryTokens,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("summarize with %s: %w", a.providerName, err)
+		return 0, errorf("summarize with %s: %w", a.providerName, err)
 	}
 	summary := strings.TrimSpace(resp.Message.Content)
 	if summary == "" {
-		return 0, fmt.Errorf("summarize with %s: the model returned an empty summary", a.providerName)
+		return 0, errorf("summarize with %s: the model returned an empty summary", a.providerName)
 	}
 	if err := a.sessions.Compact(sess, cut, summary, a.now()); err != nil {
 		return 0, err
@@ -270,12 +270,12 @@ func splitSummary(msgs []memory.Message) (section string, rest []memory.Message)
 func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error) {
 	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, errorf("agent: %w", err)
 	}
 	defer unlock()
 	sess, err := a.sessions.Load(req.SessionKey)
 	if err != nil {
-		return nil, fmt.Errorf("agent: load session %s: %w", req.SessionKey, err)
+		return nil, errorf("agent: load session %s: %w", req.SessionKey, err)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, ErrTurnTimeout)
 	defer cancel()
@@ -285,7 +285,7 @@ func (a *Agent) compactCommand(ctx context.Context, req Request) (*Reply, error)
 		return &Reply{Text: fmt.Sprintf("Nothing to compact yet: the last turn and the %d messages before it are always kept as they are.", memory.KeepRecent)}, nil
 	}
 	if err != nil {
-		return &Reply{Text: "Compaction failed; the conversation is unchanged. " + oneLine(err.Error())}, fmt.Errorf("agent: compact: %w", err)
+		return &Reply{Text: "Compaction failed; the conversation is unchanged. " + oneLine(err.Error())}, errorf("agent: compact: %w", err)
 	}
 	a.log.Info("compacted session on request", "session", req.SessionKey, "archived_messages", n, "dur", time.Since(start))
 	noun := "messages"

@@ -186,7 +186,7 @@ func OpenIncidentLog(path string, opts *IncidentLogOptions) (*IncidentLog, error
 		return l, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("incidents: open %s: %w", path, err)
+		return nil, errorf("incidents: open %s: %w", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -280,7 +280,7 @@ func (l *IncidentLog) Clear() error {
 	defer l.mu.Unlock()
 	l.items = nil
 	if err := os.Truncate(l.path, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("incidents: clear %s: %w", l.path, err)
+		return errorf("incidents: clear %s: %w", l.path, err)
 	}
 	return nil
 }

@@ -265,7 +265,7 @@ func (a *Agent) consolidateFacts(ctx context.Context, scope string) {
 				return
 			}
 		} else if err == nil {
-			err = fmt.Errorf("the model returned no facts")
+			err = errorf("the model returned no facts")
 		}
 	}
 	moved, serr := a.memory.SpillOverflow(scope)
@@ -298,20 +298,20 @@ func (a *Agent) askFacts(ctx context.Context, system, user string, maxTokens int
 	})
 	if err != nil {
 		if a.learning.separate {
-			return nil, fmt.Errorf("ask the learning model %s: %w", a.learning.model, err)
+			return nil, errorf("ask the learning model %s: %w", a.learning.model, err)
 		}
-		return nil, fmt.Errorf("ask %s: %w", a.providerName, err)
+		return nil, errorf("ask %s: %w", a.providerName, err)
 	}
 	text := resp.Message.Content
 	i, j := strings.Index(text, "{"), strings.LastIndex(text, "}")
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("the model's answer holds no JSON object: %q", clip(text, 200))
+		return nil, errorf("the model's answer holds no JSON object: %q", clip(text, 200))
 	}
 	var out struct {
 		Facts []string `json:"facts"`
 	}
 	if err := json.Unmarshal([]byte(text[i:j+1]), &out); err != nil {
-		return nil, fmt.Errorf("the model's answer is not the expected JSON: %w", err)
+		return nil, errorf("the model's answer is not the expected JSON: %w", err)
 	}
 	return out.Facts, nil
 }

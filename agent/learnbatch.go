@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +48,7 @@ func (q *learnQueue) init(a *Agent, o *MemoryOptions) error {
 	q.provider, q.model = o.LearnProvider, o.LearnModel
 	switch {
 	case q.every < 0:
-		return fmt.Errorf("agent: MemoryOptions.LearnEvery is %d: use a positive number of exchanges, or 0 for the default of %d", q.every, DefaultLearnEvery)
+		return errorf("agent: MemoryOptions.LearnEvery is %d: use a positive number of exchanges, or 0 for the default of %d", q.every, DefaultLearnEvery)
 	case q.every == 0:
 		q.every = DefaultLearnEvery
 	}

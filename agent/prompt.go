@@ -51,10 +51,10 @@ func (c *fileCache) read(path string) (string, error) {
 		if os.IsNotExist(err) {
 			return "", nil
 		}
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", errorf("read %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("read %s: not a regular file", path)
+		return "", errorf("read %s: not a regular file", path)
 	}
 	c.mu.Lock()
 	e, ok := c.entries[path]
@@ -66,15 +66,15 @@ func (c *fileCache) read(path string) (string, error) {
 	// for a FIFO after the Stat must not block every turn.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("read %s: not a regular file", path)
+		return "", errorf("read %s: not a regular file", path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPromptFile+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", errorf("read %s: %w", path, err)
 	}
 	var trunc string
 	if len(b) > maxPromptFile {

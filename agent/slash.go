@@ -32,7 +32,7 @@ func (a *Agent) command(ctx context.Context, req *Request) (*Reply, error, bool)
 	// conversation (a /new in the middle of an answer).
 	unlock, err := a.sessions.Lock(ctx, req.SessionKey)
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err), true
+		return nil, errorf("agent: %w", err), true
 	}
 	defer unlock()
 	var r *Reply
@@ -62,10 +62,10 @@ func (a *Agent) command(ctx context.Context, req *Request) (*Reply, error, bool)
 
 func (a *Agent) cmdNew(req *Request) (*Reply, error) {
 	if err := a.clearSession(req.SessionKey); err != nil {
-		return nil, fmt.Errorf("/new: clear the conversation: %w", err)
+		return nil, errorf("/new: clear the conversation: %w", err)
 	}
 	if err := a.ext.prefs.Set(req.SessionKey, Prefs{}); err != nil {
-		return nil, fmt.Errorf("/new: the conversation was cleared, but its model and personality could not be reset: %w", err)
+		return nil, errorf("/new: the conversation was cleared, but its model and personality could not be reset: %w", err)
 	}
 	return &Reply{Text: "New conversation started. Model and personality are back to the defaults."}, nil
 }
@@ -74,11 +74,11 @@ func (a *Agent) cmdNew(req *Request) (*Reply, error) {
 // and sent with every later request.
 func validModelName(s string) error {
 	if s == "" || len(s) > 200 {
-		return fmt.Errorf("model name %q: must be 1 to 200 characters", s)
+		return errorf("model name %q: must be 1 to 200 characters", s)
 	}
 	for _, r := range s {
 		if r <= ' ' || r == 0x7f {
-			return fmt.Errorf("model name %q: must not contain spaces or control characters", s)
+			return errorf("model name %q: must not contain spaces or control characters", s)
 		}
 	}
 	return nil
@@ -98,7 +98,7 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 	current := a.effectiveModel(p)
 	if len(rest) == 0 {
 		if global {
-			return nil, fmt.Errorf("/model --global needs a model name: /model <name> --global")
+			return nil, errorf("/model --global needs a model name: /model <name> --global")
 		}
 		opts := append([]string{a.model}, a.ext.modelChoices...)
 		opts = append(opts, current)
@@ -112,7 +112,7 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 		return r, nil
 	}
 	if len(rest) > 1 {
-		return nil, fmt.Errorf("/model takes one model name, got %d words", len(rest))
+		return nil, errorf("/model takes one model name, got %d words", len(rest))
 	}
 	m := rest[0]
 	if err := validModelName(m); err != nil {
@@ -120,10 +120,10 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 	}
 	if global {
 		if a.ext.saveGlobal == nil {
-			return nil, fmt.Errorf("/model --global is not available here: change %s instead", a.names.Model)
+			return nil, errorf("/model --global is not available here: change %s instead", a.names.Model)
 		}
 		if err := a.ext.saveGlobal(ctx, m); err != nil {
-			return nil, fmt.Errorf("/model --global: %w", err)
+			return nil, errorf("/model --global: %w", err)
 		}
 		a.ext.mu.Lock()
 		a.ext.globalModel = m
@@ -132,13 +132,13 @@ func (a *Agent) cmdModel(ctx context.Context, req *Request, args []string) (*Rep
 		// own override is dropped.
 		p.Model = ""
 		if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
-			return nil, fmt.Errorf("/model: %w", err)
+			return nil, errorf("/model: %w", err)
 		}
 		return &Reply{Text: fmt.Sprintf("Model set to %s for every conversation (saved as %s). The transcript is kept.", m, a.names.Model)}, nil
 	}
 	p.Model = m
 	if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
-		return nil, fmt.Errorf("/model: %w", err)
+		return nil, errorf("/model: %w", err)
 	}
 	return &Reply{Text: fmt.Sprintf("Model for this conversation: %s (was %s). The transcript is kept; /new returns to the default.", m, current)}, nil
 }
@@ -159,14 +159,14 @@ func (a *Agent) cmdPersonality(req *Request, args []string) (*Reply, error) {
 	}
 	n := strings.ToLower(strings.Join(args, " "))
 	if _, ok := a.ext.personalities[n]; !ok {
-		return nil, fmt.Errorf("no personality %q; choices: %s", n, strings.Join(names, ", "))
+		return nil, errorf("no personality %q; choices: %s", n, strings.Join(names, ", "))
 	}
 	if n == "default" {
 		n = ""
 	}
 	p.Personality = n
 	if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
-		return nil, fmt.Errorf("/personality: %w", err)
+		return nil, errorf("/personality: %w", err)
 	}
 	if n == "" {
 		n = "default"
@@ -202,14 +202,14 @@ func (a *Agent) cmdAgent(req *Request, args []string) (*Reply, error) {
 	n := strings.Join(args, " ")
 	if n != "default" {
 		if _, ok := a.ext.profiles[n]; !ok {
-			return nil, fmt.Errorf("no agent profile %q; choices: %s", n, strings.Join(names, ", "))
+			return nil, errorf("no agent profile %q; choices: %s", n, strings.Join(names, ", "))
 		}
 	} else {
 		n = ""
 	}
 	p.Agent = n
 	if err := a.ext.prefs.Set(req.SessionKey, p); err != nil {
-		return nil, fmt.Errorf("/agent: %w", err)
+		return nil, errorf("/agent: %w", err)
 	}
 	if n == "" {
 		n = "default"

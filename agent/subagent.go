@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/joshbot/joshbot/memory"
 	"github.com/joshbot/joshbot/providers"
@@ -63,7 +62,7 @@ When done, reply with a concise summary of the result: what you found or did, an
 func (a *Agent) Spawn(ctx context.Context, task tools.SubagentTask) (string, error) {
 	depth := depthOf(ctx)
 	if a.ext.maxDepth <= 0 || depth >= a.ext.maxDepth {
-		return "", fmt.Errorf("%w: subagents may nest %d deep (%s)", tools.ErrNoSpawner, max(a.ext.maxDepth, 0), a.names.MaxSubagentDepth)
+		return "", errorf("%w: subagents may nest %d deep (%s)", tools.ErrNoSpawner, max(a.ext.maxDepth, 0), a.names.MaxSubagentDepth)
 	}
 	s := &setup{model: a.effectiveModel(Prefs{})}
 	iters := a.ext.subIterations
@@ -71,7 +70,7 @@ func (a *Agent) Spawn(ctx context.Context, task tools.SubagentTask) (string, err
 	if task.Profile != "" {
 		prof, ok := a.ext.profiles[task.Profile]
 		if !ok {
-			return "", fmt.Errorf("no subagent profile %q; configured: %v", task.Profile, sortedNames(a.ext.profiles))
+			return "", errorf("no subagent profile %q; configured: %v", task.Profile, sortedNames(a.ext.profiles))
 		}
 		if prof.Model != "" {
 			s.model = prof.Model
@@ -101,7 +100,7 @@ func (a *Agent) Spawn(ctx context.Context, task tools.SubagentTask) (string, err
 		if errors.Is(err, ErrIterationLimit) && reply != nil {
 			return "The subagent stopped at its step limit without finishing. " + t.steps.summary(), nil
 		}
-		return "", fmt.Errorf("subagent: %w", err)
+		return "", errorf("subagent: %w", err)
 	}
 	return reply.Text, nil
 }

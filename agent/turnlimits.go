@@ -98,13 +98,13 @@ func (a *Agent) bigMessage(req *Request) (*Reply, error) {
 	if a.workspace == "" {
 		return &Reply{Text: fmt.Sprintf("Your message is %s, over the %s limit (%s), and there is no workspace to keep it in. "+
 				"Send a shorter message, or raise %s.", byteSize(n), byteSize(a.maxMessageBytes), a.names.MaxMessageBytes, a.names.MaxMessageBytes)},
-			fmt.Errorf("agent: %w: %d bytes, over %d (%s)", ErrMessageTooLarge, n, a.maxMessageBytes, a.names.MaxMessageBytes)
+			errorf("agent: %w: %d bytes, over %d (%s)", ErrMessageTooLarge, n, a.maxMessageBytes, a.names.MaxMessageBytes)
 	}
 	rel, err := a.storeInbox(req.SessionKey, req.Text)
 	if err != nil {
 		return &Reply{Text: fmt.Sprintf("Your message is %s, over the %s limit (%s), and it could not be saved to the workspace: %s",
 				byteSize(n), byteSize(a.maxMessageBytes), a.names.MaxMessageBytes, oneLine(err.Error()))},
-			fmt.Errorf("agent: %w: store it in the workspace: %w", ErrMessageTooLarge, err)
+			errorf("agent: %w: store it in the workspace: %w", ErrMessageTooLarge, err)
 	}
 	a.log.Info("large message stored in the workspace", "session", req.SessionKey, "bytes", n, "file", rel)
 	preview := req.Text[:inboxPreview]

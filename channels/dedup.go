@@ -3,7 +3,6 @@ package channels
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -56,16 +55,16 @@ func openDedup(path string) (d *dedup, quarantined string, err error) {
 		bad, rerr := d.load(f)
 		f.Close()
 		if rerr != nil {
-			return nil, "", fmt.Errorf("dedup log %s: %w", path, rerr)
+			return nil, "", errorf("dedup log %s: %w", path, rerr)
 		}
 		if bad {
 			quarantined = path + ".corrupt"
 			if err := os.Rename(path, quarantined); err != nil {
-				return nil, "", fmt.Errorf("dedup log %s: set the unreadable file aside: %w", path, err)
+				return nil, "", errorf("dedup log %s: set the unreadable file aside: %w", path, err)
 			}
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, "", fmt.Errorf("dedup log %s: %w", path, err)
+		return nil, "", errorf("dedup log %s: %w", path, err)
 	}
 	if err := d.rewrite(); err != nil {
 		return nil, "", err
@@ -129,10 +128,10 @@ func (d *dedup) add(key string) error {
 	}
 	d.remember(key)
 	if _, err := d.f.WriteString(key + "\n"); err != nil {
-		return fmt.Errorf("dedup log: %w", err)
+		return errorf("dedup log: %w", err)
 	}
 	if err := d.f.Sync(); err != nil {
-		return fmt.Errorf("dedup log: %w", err)
+		return errorf("dedup log: %w", err)
 	}
 	if len(d.order) > 2*dedupLimit {
 		return d.rewrite()
@@ -155,14 +154,14 @@ func (d *dedup) rewrite() error {
 	}
 	dir := filepath.Dir(d.path)
 	if err := writeSynced(dir, filepath.Base(d.path), []byte(b.String())); err != nil {
-		return fmt.Errorf("dedup log: %w", err)
+		return errorf("dedup log: %w", err)
 	}
 	if d.f != nil {
 		d.f.Close()
 	}
 	f, err := os.OpenFile(d.path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("dedup log: %w", err)
+		return errorf("dedup log: %w", err)
 	}
 	d.f = f
 	return nil

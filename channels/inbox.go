@@ -51,10 +51,10 @@ const (
 
 func openInbox(dir string, now func() time.Time) (*inbox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("inbox %s: %w", dir, err)
+		return nil, errorf("inbox %s: %w", dir, err)
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("inbox %s: %w", dir, err)
+		return nil, errorf("inbox %s: %w", dir, err)
 	}
 	// A write killed between its temp file and the rename leaves the temp
 	// file behind; nothing else would remove it.
@@ -68,7 +68,7 @@ func openInbox(dir string, now func() time.Time) (*inbox, error) {
 func (b *inbox) load() (pending, running []entry, bad []string, err error) {
 	des, err := os.ReadDir(b.dir)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("inbox %s: %w", b.dir, err)
+		return nil, nil, nil, errorf("inbox %s: %w", b.dir, err)
 	}
 	for _, de := range des {
 		name := de.Name()
@@ -154,14 +154,14 @@ func (b *inbox) finish(e entry) error {
 // the file exists whole or not at all.
 func writeSynced(dir, name string, data []byte) error {
 	if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-		return fmt.Errorf("inbox: %w", err)
+		return errorf("inbox: %w", err)
 	}
 	return nil
 }
 
 func renameSynced(dir, from, to string) error {
 	if err := atomicfile.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
-		return fmt.Errorf("inbox: %w", err)
+		return errorf("inbox: %w", err)
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func NewRouter(opts *RouterOptions) (*Router, error) {
 	if o.SpoolDir != "" {
 		abs, err := filepath.Abs(o.SpoolDir)
 		if err != nil {
-			return nil, fmt.Errorf("channels: router spool %s: %w", o.SpoolDir, err)
+			return nil, errorf("channels: router spool %s: %w", o.SpoolDir, err)
 		}
 		o.SpoolDir = abs
 	}
@@ -242,7 +242,7 @@ func (r *Router) Deliver(ctx context.Context, inb Inbound) error {
 			r.log.Warn("the disk is full: messages run without an inbox record (a crash before their turn loses them) until it has room again", "dir", r.inbox.dir, "err", err)
 		}
 	case err != nil:
-		return fmt.Errorf("channels: record %s message: %w", inb.Channel, err)
+		return errorf("channels: record %s message: %w", inb.Channel, err)
 	default:
 		if r.diskFull.CompareAndSwap(true, false) {
 			r.log.Info("the disk has room again: messages are recorded in the inbox", "dir", r.inbox.dir)

@@ -84,29 +84,29 @@ func KindForMime(mimeType, name string) string {
 func SaveToSpool(dir string, r io.Reader, mimeType, name string) (Attachment, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return Attachment{}, fmt.Errorf("spool %s: %w", dir, err)
+		return Attachment{}, errorf("spool %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Attachment{}, fmt.Errorf("spool %s: %w", dir, err)
+		return Attachment{}, errorf("spool %s: %w", dir, err)
 	}
 	f, err := atomicfile.Create(dir, "incoming", 0o600)
 	if err != nil {
-		return Attachment{}, fmt.Errorf("spool %s: %w", dir, err)
+		return Attachment{}, errorf("spool %s: %w", dir, err)
 	}
 	defer f.Discard() // a no-op once committed
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, MaxAttachmentBytes+1))
 	if err != nil {
-		return Attachment{}, fmt.Errorf("spool %q: %w", name, err)
+		return Attachment{}, errorf("spool %q: %w", name, err)
 	}
 	if n > MaxAttachmentBytes {
-		return Attachment{}, fmt.Errorf("spool %q: %w (%d MiB)", name, ErrTooLarge, MaxAttachmentBytes>>20)
+		return Attachment{}, errorf("spool %q: %w (%d MiB)", name, ErrTooLarge, MaxAttachmentBytes>>20)
 	}
 	kind := KindForMime(mimeType, name)
 	id := hex.EncodeToString(h.Sum(nil)) + spoolExt(kind, name)
 	path := filepath.Join(dir, id)
 	if err := f.Commit(path); err != nil {
-		return Attachment{}, fmt.Errorf("spool %q: %w", name, err)
+		return Attachment{}, errorf("spool %q: %w", name, err)
 	}
 	return Attachment{Path: path, Kind: kind, Mime: mimeType, Name: name}, nil
 }
@@ -147,7 +147,7 @@ func isAlnum(s string) bool {
 func ResolveSpoolID(dir, id string) (string, error) {
 	hash, ext, _ := strings.Cut(id, ".")
 	if len(hash) != 64 || !isHex(hash) || ext == "" || len(ext) > 8 || !isAlnum(ext) {
-		return "", fmt.Errorf("spool id %q is not one the spool issued", id)
+		return "", errorf("spool id %q is not one the spool issued", id)
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -156,10 +156,10 @@ func ResolveSpoolID(dir, id string) (string, error) {
 	path := filepath.Join(dir, id)
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return "", fmt.Errorf("spool id %q: %w", id, err)
+		return "", errorf("spool id %q: %w", id, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("spool id %q is not a regular file", id)
+		return "", errorf("spool id %q is not a regular file", id)
 	}
 	return path, nil
 }
@@ -196,7 +196,7 @@ func sweepSpool(dir string, maxAge time.Duration, now time.Time, keep func(name 
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("sweep spool %s: %w", dir, err)
+		return 0, errorf("sweep spool %s: %w", dir, err)
 	}
 	removed := 0
 	var first error
@@ -216,7 +216,7 @@ func sweepSpool(dir string, maxAge time.Duration, now time.Time, keep func(name 
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			if first == nil {
-				first = fmt.Errorf("sweep spool %s: %w", dir, err)
+				first = errorf("sweep spool %s: %w", dir, err)
 			}
 			continue
 		}
@@ -235,7 +235,7 @@ func SpoolResponse(dir string, resp *http.Response, mimeType, name, label string
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-			return Attachment{}, "", fmt.Errorf("download %s: %s", label, resp.Status)
+			return Attachment{}, "", errorf("download %s: %s", label, resp.Status)
 		}
 		return Attachment{}, fmt.Sprintf("%s could not be fetched (%s).", label, resp.Status), nil
 	}

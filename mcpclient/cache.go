@@ -3,7 +3,6 @@ package mcpclient
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -54,7 +53,7 @@ func (c *manifestCache) read() (cacheFile, error) {
 		return f, err
 	}
 	if got.Version != cacheVersion {
-		return f, fmt.Errorf("version %d, want %d", got.Version, cacheVersion)
+		return f, errorf("version %d, want %d", got.Version, cacheVersion)
 	}
 	if got.Servers != nil {
 		f.Servers = got.Servers

@@ -3,7 +3,6 @@ package mcpclient
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -32,7 +31,7 @@ func newHTTPClient(allowPrivate bool, onOver func()) *http.Client {
 	var tr *http.Transport
 	check := func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
-			return fmt.Errorf("stopped after %d redirects", len(via))
+			return errorf("stopped after %d redirects", len(via))
 		}
 		return nil
 	}
@@ -45,7 +44,7 @@ func newHTTPClient(allowPrivate bool, onOver func()) *http.Client {
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := g.DialContext(ctx, network, addr)
 			if errors.Is(err, egress.ErrNonPublicAddress) {
-				err = fmt.Errorf("%w; set allow_private on the server to reach it", err)
+				err = errorf("%w; set allow_private on the server to reach it", err)
 			}
 			return c, err
 		}

@@ -277,7 +277,7 @@ func (m *Manager) add(decls []Server, cached map[string]Manifest) ([]*server, er
 			return nil, err
 		}
 		if seen[d.Name] {
-			return nil, fmt.Errorf("mcp server %q is declared twice", d.Name)
+			return nil, errorf("mcp server %q is declared twice", d.Name)
 		}
 		seen[d.Name] = true
 	}
@@ -288,7 +288,7 @@ func (m *Manager) add(decls []Server, cached map[string]Manifest) ([]*server, er
 	}
 	for _, s := range m.servers {
 		if seen[s.cfg.Name] {
-			return nil, fmt.Errorf("mcp server %q is already started", s.cfg.Name)
+			return nil, errorf("mcp server %q is already started", s.cfg.Name)
 		}
 	}
 	fresh := make([]*server, len(decls))
@@ -719,16 +719,16 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 		}
 		switch {
 		case a.over.Load():
-			return nil, Manifest{}, fmt.Errorf("%s: %w; connection killed", step, ErrMessageTooLarge)
+			return nil, Manifest{}, errorf("%s: %w; connection killed", step, ErrMessageTooLarge)
 		case errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-			return nil, Manifest{}, fmt.Errorf("%s: no answer within %s", step, s.m.handshake)
+			return nil, Manifest{}, errorf("%s: no answer within %s", step, s.m.handshake)
 		}
 		if a.proc != nil {
 			if p := a.proc.process(); p != nil && p.wait(200*time.Millisecond) {
-				return nil, Manifest{}, fmt.Errorf("%s: %v (%s)", step, err, p.exitReason())
+				return nil, Manifest{}, errorf("%s: %v (%s)", step, err, p.exitReason())
 			}
 		}
-		return nil, Manifest{}, fmt.Errorf("%s: %w", step, err)
+		return nil, Manifest{}, errorf("%s: %w", step, err)
 	}
 	sess, err := client.Connect(hctx, transport, nil)
 	if err != nil {
@@ -746,7 +746,7 @@ func (s *server) dial(ctx context.Context) (*attempt, Manifest, error) {
 			return fail("tools/list", err)
 		}
 		if len(tools) == maxTools {
-			return fail("tools/list", fmt.Errorf("more than %d tools advertised", maxTools))
+			return fail("tools/list", errorf("more than %d tools advertised", maxTools))
 		}
 		tools = append(tools, t)
 	}
@@ -933,7 +933,7 @@ func (s *server) recheck(a *attempt) {
 				break
 			}
 			if len(tools) == maxTools {
-				err = fmt.Errorf("more than %d tools advertised", maxTools)
+				err = errorf("more than %d tools advertised", maxTools)
 				break
 			}
 			tools = append(tools, t)
@@ -1044,13 +1044,13 @@ func (s *server) ready(ctx context.Context) (*attempt, error) {
 	case s.state == StateRevoked:
 		// Not s.reason: its diff names tools of the new, unapproved list,
 		// and nothing of that list may reach the model.
-		return nil, fmt.Errorf("%w: %s", errGone, RevokedMessage(s.cfg.Name))
+		return nil, errorf("%w: %s", errGone, RevokedMessage(s.cfg.Name))
 	case s.state == StateFailed && !s.retryAt.IsZero():
-		return nil, fmt.Errorf("mcp server %q is down: %s", s.cfg.Name, Defang(s.reason))
+		return nil, errorf("mcp server %q is down: %s", s.cfg.Name, Defang(s.reason))
 	case s.state == StateFailed:
-		return nil, fmt.Errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, Defang(s.reason))
+		return nil, errorf("%w: mcp server %q failed: %s", errGone, s.cfg.Name, Defang(s.reason))
 	case s.state != StateTrusted || s.cur == nil:
-		return nil, fmt.Errorf("mcp server %q is %s: %s", s.cfg.Name, s.state, s.reason)
+		return nil, errorf("mcp server %q is %s: %s", s.cfg.Name, s.state, s.reason)
 	}
 	return s.cur, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -37,7 +36,7 @@ func manifestOf(tools []*mcp.Tool) (Manifest, error) {
 	for _, t := range tools {
 		schema, err := canonicalJSON(t.InputSchema)
 		if err != nil {
-			return Manifest{}, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+			return Manifest{}, errorf("tool %q: input schema: %w", t.Name, err)
 		}
 		m.Tools = append(m.Tools, AdvertisedTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}

@@ -2,7 +2,6 @@ package mcpclient
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -147,7 +146,7 @@ type procTransport struct {
 func (t *procTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	p, err := startProc(t.cmd)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", t.cmd.Path, err)
+		return nil, errorf("start %s: %w", t.cmd.Path, err)
 	}
 	t.mu.Lock()
 	t.proc = p

@@ -2,7 +2,6 @@ package mcpclient
 
 import (
 	"errors"
-	"fmt"
 	"net/url"
 	"time"
 )
@@ -66,26 +65,26 @@ func (s Server) Validate() error {
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
-		return fmt.Errorf("mcp server %q: set command (a program spoken to over stdio) or url (a Streamable HTTP endpoint)", s.Name)
+		return errorf("mcp server %q: set command (a program spoken to over stdio) or url (a Streamable HTTP endpoint)", s.Name)
 	case s.Command != "" && s.URL != "":
-		return fmt.Errorf("mcp server %q: set command or url, not both", s.Name)
+		return errorf("mcp server %q: set command or url, not both", s.Name)
 	case s.CallTimeout < 0:
-		return fmt.Errorf("mcp server %q: call_timeout is negative", s.Name)
+		return errorf("mcp server %q: call_timeout is negative", s.Name)
 	}
 	if s.URL != "" {
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("mcp server %q: url %q must be an absolute http:// or https:// URL", s.Name, s.URL)
+			return errorf("mcp server %q: url %q must be an absolute http:// or https:// URL", s.Name, s.URL)
 		}
 		if u.User != nil {
-			return fmt.Errorf("mcp server %q: url must not carry a user name or password", s.Name)
+			return errorf("mcp server %q: url must not carry a user name or password", s.Name)
 		}
 		if len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "" {
-			return fmt.Errorf("mcp server %q: args, env and dir apply to a command, not to a url", s.Name)
+			return errorf("mcp server %q: args, env and dir apply to a command, not to a url", s.Name)
 		}
 	}
 	if s.Command != "" && s.AllowPrivate {
-		return fmt.Errorf("mcp server %q: allow_private applies to a url, not to a command", s.Name)
+		return errorf("mcp server %q: allow_private applies to a url, not to a command", s.Name)
 	}
 	return nil
 }
@@ -96,22 +95,22 @@ func ValidateName(name string) error {
 		return errors.New("mcp server name is empty")
 	}
 	if len(name) > maxServerName {
-		return fmt.Errorf("mcp server name %q is over %d characters", name, maxServerName)
+		return errorf("mcp server name %q is over %d characters", name, maxServerName)
 	}
 	prev := byte('_')
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 		if !ok {
-			return fmt.Errorf("mcp server name %q: use only letters, digits, - and _", name)
+			return errorf("mcp server name %q: use only letters, digits, - and _", name)
 		}
 		if c == '_' && prev == '_' {
-			return fmt.Errorf("mcp server name %q: no leading or doubled _ (tools are named mcp__<server>__<tool>)", name)
+			return errorf("mcp server name %q: no leading or doubled _ (tools are named mcp__<server>__<tool>)", name)
 		}
 		prev = c
 	}
 	if prev == '_' {
-		return fmt.Errorf("mcp server name %q: no trailing _", name)
+		return errorf("mcp server name %q: no trailing _", name)
 	}
 	return nil
 }

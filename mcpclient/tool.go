@@ -64,7 +64,7 @@ func (t *Tool) Server() string { return t.s.cfg.Name }
 func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
 	a, err := t.s.ready(ctx)
 	if errors.Is(err, errGone) {
-		return "", fmt.Errorf("tool %s %w", t.name, err)
+		return "", errorf("tool %s %w", t.name, err)
 	}
 	if err != nil {
 		return "", err
@@ -82,15 +82,15 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage) (string, error
 			return "", ctx.Err()
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
 			t.s.suspect(a, fmt.Sprintf("a call of %s got no answer within %s", t.remote, limit))
-			return "", fmt.Errorf("%s: no answer within %s; if this server is just slow, raise %s", t.name, limit, t.s.callTimeoutSetting())
+			return "", errorf("%s: no answer within %s; if this server is just slow, raise %s", t.name, limit, t.s.callTimeoutSetting())
 		}
 		select {
 		case <-a.ended:
-			return "", fmt.Errorf("%s: mcp server %q stopped during the call (%s); it will be restarted once, so the call may be retried", t.name, t.s.cfg.Name, a.why())
+			return "", errorf("%s: mcp server %q stopped during the call (%s); it will be restarted once, so the call may be retried", t.name, t.s.cfg.Name, a.why())
 		case <-time.After(time.Second):
 		}
 		msg, _ := capChars(Defang(err.Error()), MaxDescription)
-		return "", fmt.Errorf("%s: %s", t.name, msg)
+		return "", errorf("%s: %s", t.name, msg)
 	}
 	text := renderContent(res)
 	if res.IsError {
@@ -140,13 +140,13 @@ func renderContent(res *mcp.CallToolResult) string {
 // own description does).
 func modelSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) > maxSchema {
-		return nil, fmt.Errorf("its input schema is %d bytes, over the %d KiB limit", len(raw), maxSchema>>10)
+		return nil, errorf("its input schema is %d bytes, over the %d KiB limit", len(raw), maxSchema>>10)
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("its input schema is not JSON: %v", err)
+		return nil, errorf("its input schema is not JSON: %v", err)
 	}
 	switch obj := v.(type) {
 	case nil:

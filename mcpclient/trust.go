@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -197,28 +196,28 @@ func (s *TrustStore) read() (*trustFile, error) {
 		return empty, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcp trust store %s: %w", s.path, err)
+		return nil, errorf("mcp trust store %s: %w", s.path, err)
 	}
 	defer fh.Close()
 	if fi, err := fh.Stat(); err == nil && fi.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("mcp trust store %s has mode %04o, writable by other users, so it cannot be believed: run `chmod 600 %s`", s.path, fi.Mode().Perm(), s.path)
+		return nil, errorf("mcp trust store %s has mode %04o, writable by other users, so it cannot be believed: run `chmod 600 %s`", s.path, fi.Mode().Perm(), s.path)
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxTrustFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("mcp trust store %s: %w", s.path, err)
+		return nil, errorf("mcp trust store %s: %w", s.path, err)
 	}
 	if len(data) > maxTrustFile {
-		return nil, fmt.Errorf("mcp trust store %s is over %d KiB: it is not a trust store; move it aside", s.path, maxTrustFile>>10)
+		return nil, errorf("mcp trust store %s is over %d KiB: it is not a trust store; move it aside", s.path, maxTrustFile>>10)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return empty, nil
 	}
 	var f trustFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("mcp trust store %s is damaged (%v): fix it or move it aside, then run `joshbot mcp trust` again", s.path, err)
+		return nil, errorf("mcp trust store %s is damaged (%v): fix it or move it aside, then run `joshbot mcp trust` again", s.path, err)
 	}
 	if f.Version != 1 {
-		return nil, fmt.Errorf("mcp trust store %s has version %d; this joshbot reads version 1", s.path, f.Version)
+		return nil, errorf("mcp trust store %s has version %d; this joshbot reads version 1", s.path, f.Version)
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]Approval{}
@@ -235,13 +234,13 @@ func (s *TrustStore) write(f *trustFile) error {
 	data = append(data, '\n')
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("mcp trust store: %w", err)
+		return errorf("mcp trust store: %w", err)
 	}
 	// A write killed between its temp file and the rename leaves the temp
 	// file behind; the next write removes it once it is a minute old.
 	atomicfile.Sweep(dir, time.Minute)
 	if err := atomicfile.WriteFile(s.path, data, 0o600); err != nil {
-		return fmt.Errorf("mcp trust store: %w", err)
+		return errorf("mcp trust store: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package mcpclient
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -16,11 +15,11 @@ import (
 // approvals made at once both survive.
 func lockTrust(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("mcp trust store lock: %w", err)
+		return nil, errorf("mcp trust store lock: %w", err)
 	}
 	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("mcp trust store lock: %w", err)
+		return nil, errorf("mcp trust store lock: %w", err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
@@ -30,7 +29,7 @@ func lockTrust(path string) (func(), error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("mcp trust store lock %s: %w", f.Name(), err)
+		return nil, errorf("mcp trust store lock %s: %w", f.Name(), err)
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

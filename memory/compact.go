@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -93,15 +92,15 @@ func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) er
 		start = 1
 	}
 	if cut <= start || cut > len(sess.Messages) {
-		return fmt.Errorf("memory: compact session %q: cut %d is outside (%d, %d]", sess.Key, cut, start, len(sess.Messages))
+		return errorf("memory: compact session %q: cut %d is outside (%d, %d]", sess.Key, cut, start, len(sess.Messages))
 	}
 	if cut < len(sess.Messages) && sess.Messages[cut].Role == "tool" {
-		return fmt.Errorf("memory: compact session %q: cut %d would separate a tool result from its call", sess.Key, cut)
+		return errorf("memory: compact session %q: cut %d would separate a tool result from its call", sess.Key, cut)
 	}
 	moved := sess.Messages[start:cut]
 	undo, err := s.archive(sess.Key, moved)
 	if err != nil {
-		return fmt.Errorf("memory: compact session %q abandoned: %w", sess.Key, err)
+		return errorf("memory: compact session %q abandoned: %w", sess.Key, err)
 	}
 	record := Message{Role: "system", Kind: KindCompaction, Content: summary, Time: at}
 	old := sess.Messages
@@ -111,9 +110,9 @@ func (s *Store) Compact(sess *Session, cut int, summary string, at time.Time) er
 		if uerr := undo(); uerr != nil {
 			// The next compaction finds these messages at the archive's
 			// end and does not append them again.
-			err = errors.Join(err, fmt.Errorf("cut the archive back: %w", uerr))
+			err = errors.Join(err, errorf("cut the archive back: %w", uerr))
 		}
-		return fmt.Errorf("memory: compact: %w (the archived messages are still in the session)", err)
+		return errorf("memory: compact: %w (the archived messages are still in the session)", err)
 	}
 	n := len(moved)
 	return s.UpdateMeta(sess.Key, func(m *Meta) {
@@ -153,7 +152,7 @@ func (s *Store) archive(key string, msgs []Message) (undo func() error, err erro
 	ends := make([]int, len(msgs))
 	for i := range msgs {
 		if err := encodeLine(&buf, enc, &msgs[i]); err != nil {
-			return nil, fmt.Errorf("archive: encode message %d: %w", i, err)
+			return nil, errorf("archive: encode message %d: %w", i, err)
 		}
 		ends[i] = buf.Len()
 	}
@@ -162,12 +161,12 @@ func (s *Store) archive(key string, msgs []Message) (undo func() error, err erro
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %w", err)
+		return nil, errorf("archive: %w", err)
 	}
 	defer unlock()
 	done, err := archivedPrefix(path, buf.Bytes(), ends)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %w", err)
+		return nil, errorf("archive: %w", err)
 	}
 	if done == len(msgs) {
 		return noop, nil

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -105,10 +104,10 @@ func (l *LongTerm) rawPath() string { return filepath.Join(l.dir, DreamRawFile) 
 func (l *LongTerm) recordDream(key, text string, at time.Time) error {
 	b, err := json.Marshal(dreamRecord{Time: at, Key: key, Text: text})
 	if err != nil {
-		return fmt.Errorf("dream record: %w", err)
+		return errorf("dream record: %w", err)
 	}
 	if err := appendSync(l.rawPath(), append(b, '\n')); err != nil {
-		return fmt.Errorf("append %s: %w", DreamRawFile, err)
+		return errorf("append %s: %w", DreamRawFile, err)
 	}
 	return nil
 }
@@ -154,12 +153,12 @@ func (l *LongTerm) DreamStatus() (*DreamStatus, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("memory: dream status: %w", err)
+			return nil, errorf("memory: dream status: %w", err)
 		}
 		n, size, err := countLines(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("memory: dream status: %w", err)
+			return nil, errorf("memory: dream status: %w", err)
 		}
 		st.RawRecords += n
 		st.RawBytes += size
@@ -232,7 +231,7 @@ func (l *LongTerm) ConsolidateIfDue() (*ConsolidationReport, error) {
 func (l *LongTerm) ConsolidateDream() (*ConsolidationReport, error) {
 	unlock, err := l.lock()
 	if err != nil {
-		return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+		return nil, errorf("memory: consolidate dream: %w", err)
 	}
 	defer unlock()
 	rep := &ConsolidationReport{}
@@ -243,12 +242,12 @@ func (l *LongTerm) ConsolidateDream() (*ConsolidationReport, error) {
 		if err := atomicfile.Rename(l.rawPath(), processing); errors.Is(err, fs.ErrNotExist) {
 			return rep, nil
 		} else if err != nil {
-			return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+			return nil, errorf("memory: consolidate dream: %w", err)
 		}
 	}
 	data, err := os.ReadFile(processing)
 	if err != nil {
-		return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+		return nil, errorf("memory: consolidate dream: %w", err)
 	}
 	sum := sha256.Sum256(data)
 	batch := hex.EncodeToString(sum[:12])
@@ -283,22 +282,22 @@ func (l *LongTerm) ConsolidateDream() (*ConsolidationReport, error) {
 		for i := range insights {
 			insights[i].Kind, insights[i].Batch = "insight", batch
 			if err := enc.Encode(&insights[i]); err != nil {
-				return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+				return nil, errorf("memory: consolidate dream: %w", err)
 			}
 		}
 		// The marker is written in the same append, after the insights:
 		// readers ignore insights of a batch without one, so a torn append
 		// is simply redone.
 		if err := enc.Encode(Insight{Kind: "batch", Batch: batch, Records: len(recs), Insights: len(insights), At: now}); err != nil {
-			return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+			return nil, errorf("memory: consolidate dream: %w", err)
 		}
 		if err := appendSync(filepath.Join(l.dir, DreamConsolidatedFile), buf.Bytes()); err != nil {
-			return nil, fmt.Errorf("memory: consolidate dream: %w", err)
+			return nil, errorf("memory: consolidate dream: %w", err)
 		}
 		rep.Insights = len(insights)
 	}
 	if err := os.Remove(processing); err != nil {
-		return nil, fmt.Errorf("memory: consolidate dream: insights saved but the raw batch could not be removed: %w", err)
+		return nil, errorf("memory: consolidate dream: insights saved but the raw batch could not be removed: %w", err)
 	}
 	if l.dream == DreamFull && len(insights) > 0 {
 		rep.Promoted = l.promote(insights)
@@ -351,7 +350,7 @@ func (l *LongTerm) readInsights() ([]Insight, map[string]Insight, error) {
 		return nil, map[string]Insight{}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("memory: read insights: %w", err)
+		return nil, nil, errorf("memory: read insights: %w", err)
 	}
 	defer f.Close()
 	var all []Insight
@@ -373,7 +372,7 @@ func (l *LongTerm) readInsights() ([]Insight, map[string]Insight, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("memory: read insights: %w", err)
+			return nil, nil, errorf("memory: read insights: %w", err)
 		}
 	}
 	out := all[:0]

@@ -4,7 +4,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -27,7 +26,7 @@ func lockFile(name string) (unlock func(), err error) {
 func lockFileCtx(ctx context.Context, name string) (unlock func(), err error) {
 	f, err := sysfile.Open(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
+		return nil, errorf("open lock file: %w", err)
 	}
 	how := syscall.LOCK_EX
 	if ctx.Done() != nil {
@@ -44,12 +43,12 @@ func lockFileCtx(ctx context.Context, name string) (unlock func(), err error) {
 		}
 		if err != syscall.EWOULDBLOCK {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
+			return nil, errorf("lock %s: %w", name, err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("wait for lock %s: %w", name, context.Cause(ctx))
+			return nil, errorf("wait for lock %s: %w", name, context.Cause(ctx))
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, lockPollMax)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -39,7 +38,7 @@ func (s *Store) List() ([]Info, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed since Keys read the directory
 			}
-			return nil, fmt.Errorf("memory: list sessions: %w", err)
+			return nil, errorf("memory: list sessions: %w", err)
 		}
 		out = append(out, Info{Key: k, Size: fi.Size(), Updated: fi.ModTime()})
 	}
@@ -58,7 +57,7 @@ func (s *Store) Remove(key string) error {
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return fmt.Errorf("memory: remove session %q: %w", key, err)
+		return errorf("memory: remove session %q: %w", key, err)
 	}
 	meta, _ := s.MetaPath(key)
 	archive, _ := s.ArchivePath(key)
@@ -77,7 +76,7 @@ func (s *Store) Remove(key string) error {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("memory: remove session %q: %w", key, err)
+		return errorf("memory: remove session %q: %w", key, err)
 	}
 	return nil
 }
@@ -93,13 +92,13 @@ func (s *Store) Reset(key string) error {
 	}
 	if len(sess.Messages) > 0 {
 		if err := s.Archive(key, sess.Messages); err != nil {
-			return fmt.Errorf("memory: reset session %q abandoned: %w", key, err)
+			return errorf("memory: reset session %q abandoned: %w", key, err)
 		}
 	}
 	n := len(sess.Messages)
 	sess.Messages = nil
 	if err := s.Save(sess); err != nil {
-		return fmt.Errorf("memory: reset session %q: %w", key, err)
+		return errorf("memory: reset session %q: %w", key, err)
 	}
 	return s.UpdateMeta(key, func(m *Meta) {
 		m.ModelOverride, m.Personality, m.Agent = "", "", ""
@@ -140,7 +139,7 @@ func (s *Store) Read(key string) (*Snapshot, error) {
 	}
 	snap, err := readSnapshot(path)
 	if err != nil {
-		return nil, fmt.Errorf("memory: read session %q: %w", key, err)
+		return nil, errorf("memory: read session %q: %w", key, err)
 	}
 	snap.Key = key
 	return snap, nil
@@ -235,7 +234,7 @@ func (s *Store) Search(query string, opts *SearchOptions) ([]Hit, error) {
 	for _, k := range keys {
 		path, err := s.Path(k)
 		if err != nil {
-			return nil, fmt.Errorf("memory: search: %w", err)
+			return nil, errorf("memory: search: %w", err)
 		}
 		files := []string{path}
 		if !opts.SkipArchives {
@@ -249,7 +248,7 @@ func (s *Store) Search(query string, opts *SearchOptions) ([]Hit, error) {
 				}
 			})
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("memory: search session %q: %w", k, err)
+				return nil, errorf("memory: search session %q: %w", k, err)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ var ErrInvalidKey = errors.New("memory: invalid session key")
 // ValidateKey is a pure function and safe for concurrent use.
 func ValidateKey(key string) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %q: %s", ErrInvalidKey, key, fmt.Sprintf(format, args...))
+		return errorf("%w %q: %s", ErrInvalidKey, key, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case key == "":

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -207,7 +206,7 @@ func appendRanges(name string, src io.ReaderAt, ranges []span) (err error) {
 		}
 		last := make([]byte, 1)
 		if _, err := src.ReadAt(last, r.end-1); err != nil {
-			return fmt.Errorf("read %d: %w", r.end-1, err)
+			return errorf("read %d: %w", r.end-1, err)
 		}
 		if last[0] != '\n' {
 			if err := w.WriteByte('\n'); err != nil {

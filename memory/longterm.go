@@ -129,26 +129,26 @@ func OpenLongTerm(dir string, opts *LongTermOptions) (*LongTerm, error) {
 	if l.lockDir == "" {
 		l.lockDir = dir
 	} else if err := os.MkdirAll(l.lockDir, 0o700); err != nil {
-		return nil, fmt.Errorf("memory: open long-term memory: lock directory: %w", err)
+		return nil, errorf("memory: open long-term memory: lock directory: %w", err)
 	}
 	if l.maxBytes == 0 {
 		l.maxBytes = DefaultMaxMemoryBytes
 	}
 	if l.maxBytes < 512 {
-		return nil, fmt.Errorf("memory: LongTermOptions.MaxBytes is %d: use at least 512, or 0 for DefaultMaxMemoryBytes", l.maxBytes)
+		return nil, errorf("memory: LongTermOptions.MaxBytes is %d: use at least 512, or 0 for DefaultMaxMemoryBytes", l.maxBytes)
 	}
 	switch l.dream {
 	case "":
 		l.dream = DreamOff
 	case DreamOff, DreamRecord, DreamFull:
 	default:
-		return nil, fmt.Errorf("memory: LongTermOptions.DreamMode %q is not one of DreamOff, DreamRecord, DreamFull (off, record, full)", l.dream)
+		return nil, errorf("memory: LongTermOptions.DreamMode %q is not one of DreamOff, DreamRecord, DreamFull (off, record, full)", l.dream)
 	}
 	if l.now == nil {
 		l.now = time.Now
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("memory: open long-term memory: %w", err)
+		return nil, errorf("memory: open long-term memory: %w", err)
 	}
 	// Leftovers of writes a killed process never renamed into place.
 	// The markers live in the session memory directory, which this
@@ -233,7 +233,7 @@ func (l *LongTerm) ReadFacts(scope string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("memory: read facts: %w", err)
+		return "", errorf("memory: read facts: %w", err)
 	}
 	text, changed := CleanText(b)
 	if changed {
@@ -300,7 +300,7 @@ func (l *LongTerm) AddFacts(scope string, facts []string) (added []string, over 
 	}
 	unlock, err := l.lock()
 	if err != nil {
-		return nil, false, fmt.Errorf("memory: add facts: %w", err)
+		return nil, false, errorf("memory: add facts: %w", err)
 	}
 	defer unlock()
 	added, err = l.addFactsLocked(scope, facts)
@@ -349,7 +349,7 @@ func (l *LongTerm) addFactsLocked(scope string, facts []string) (added []string,
 		return nil, nil
 	}
 	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
-		return nil, fmt.Errorf("memory: add facts: %w", err)
+		return nil, errorf("memory: add facts: %w", err)
 	}
 	return added, nil
 }
@@ -367,7 +367,7 @@ func (l *LongTerm) Consolidate(scope string, facts []string) error {
 	}
 	unlock, err := l.lock()
 	if err != nil {
-		return fmt.Errorf("memory: consolidate: %w", err)
+		return errorf("memory: consolidate: %w", err)
 	}
 	defer unlock()
 	text, err := l.ReadFacts(scope)
@@ -389,14 +389,14 @@ func (l *LongTerm) Consolidate(scope string, facts []string) error {
 		}
 	}
 	if b.Len() > l.maxBytes {
-		return fmt.Errorf("memory: consolidated facts are %d bytes, still over the limit of %d", b.Len(), l.maxBytes)
+		return errorf("memory: consolidated facts are %d bytes, still over the limit of %d", b.Len(), l.maxBytes)
 	}
 	entry := fmt.Sprintf("%s was consolidated; its previous text was:\n%s", factsName(scope), text)
 	if err := l.appendHistory(historyTag(scope), entry, false); err != nil {
-		return fmt.Errorf("memory: consolidate abandoned: %w", err)
+		return errorf("memory: consolidate abandoned: %w", err)
 	}
 	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
-		return fmt.Errorf("memory: consolidate: %w", err)
+		return errorf("memory: consolidate: %w", err)
 	}
 	return nil
 }
@@ -412,7 +412,7 @@ func (l *LongTerm) SpillOverflow(scope string) (int, error) {
 	}
 	unlock, err := l.lock()
 	if err != nil {
-		return 0, fmt.Errorf("memory: spill overflow: %w", err)
+		return 0, errorf("memory: spill overflow: %w", err)
 	}
 	defer unlock()
 	text, err := l.ReadFacts(scope)
@@ -443,10 +443,10 @@ func (l *LongTerm) SpillOverflow(scope string) (int, error) {
 	}
 	entry := fmt.Sprintf("Moved from %s to keep it under %d bytes:\n%s", factsName(scope), l.maxBytes, strings.Join(moved, "\n"))
 	if err := l.appendHistory(historyTag(scope), entry, false); err != nil {
-		return 0, fmt.Errorf("memory: spill overflow abandoned: %w", err)
+		return 0, errorf("memory: spill overflow abandoned: %w", err)
 	}
 	if err := writeFileAtomic(p, []byte(strings.Join(kept, "\n"))); err != nil {
-		return 0, fmt.Errorf("memory: spill overflow: %w", err)
+		return 0, errorf("memory: spill overflow: %w", err)
 	}
 	return len(moved), nil
 }
@@ -488,7 +488,7 @@ func (l *LongTerm) AppendHistory(key, text string) error {
 	unlock, err := l.lock()
 	if err != nil {
 		if l.unqueue(e) {
-			return fmt.Errorf("memory: append history: %w", err)
+			return errorf("memory: append history: %w", err)
 		}
 		// An append holding the lock took the entry into its batch:
 		// its result is this call's, known once that append is done.
@@ -541,7 +541,7 @@ func (l *LongTerm) appendHistoryBatch(entries []*historyEntry, dream bool) {
 	}
 	err := appendSync(l.HistoryPath(), b.Bytes())
 	if err != nil {
-		err = fmt.Errorf("append %s: %w", HistoryFileName, err)
+		err = errorf("append %s: %w", HistoryFileName, err)
 	}
 	for _, e := range entries {
 		e.written, e.err = true, err
@@ -557,7 +557,7 @@ func (l *LongTerm) appendHistory(tag, text string, dream bool) error {
 	var b bytes.Buffer
 	formatHistory(&b, tag, text, now)
 	if err := appendSync(l.HistoryPath(), b.Bytes()); err != nil {
-		return fmt.Errorf("append %s: %w", HistoryFileName, err)
+		return errorf("append %s: %w", HistoryFileName, err)
 	}
 	if dream {
 		if err := l.recordDream(tag, text, now); err != nil {

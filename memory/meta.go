@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -78,12 +77,12 @@ func (s *Store) LoadMeta(key string) (*Meta, error) {
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("memory: load meta %q: %w", key, err)
+		return nil, errorf("memory: load meta %q: %w", key, err)
 	}
 	defer unlock()
 	m, err := s.loadMeta(key, path)
 	if err != nil {
-		return nil, fmt.Errorf("memory: load meta %q: %w", key, err)
+		return nil, errorf("memory: load meta %q: %w", key, err)
 	}
 	m.Turns += s.counts.pending(key)
 	return m, nil
@@ -127,12 +126,12 @@ func (s *Store) updateMeta(key string, fn func(*Meta), flush bool) error {
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return fmt.Errorf("memory: update meta %q: %w", key, err)
+		return errorf("memory: update meta %q: %w", key, err)
 	}
 	defer unlock()
 	m, err := s.loadMeta(key, path)
 	if err != nil {
-		return fmt.Errorf("memory: update meta %q: %w", key, err)
+		return errorf("memory: update meta %q: %w", key, err)
 	}
 	pending := s.counts.pending(key)
 	m.Turns += pending
@@ -147,7 +146,7 @@ func (s *Store) updateMeta(key string, fn func(*Meta), flush bool) error {
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("memory: update meta %q: %w", key, err)
+		return errorf("memory: update meta %q: %w", key, err)
 	}
 	b = append(b, '\n')
 	// The sidecar is small and an older version of it is still valid, so
@@ -162,7 +161,7 @@ func (s *Store) updateMeta(key string, fn func(*Meta), flush bool) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("memory: update meta %q: %w", key, err)
+		return errorf("memory: update meta %q: %w", key, err)
 	}
 	s.counts.clear(key, pending)
 	return nil

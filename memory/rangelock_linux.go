@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -73,7 +72,7 @@ func rangeOf(key string, p lockPurpose) int64 {
 func (s *Store) lockRange(ctx context.Context, key string, p lockPurpose) (unlock func(), err error) {
 	f, err := s.rangeFile()
 	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
+		return nil, errorf("open lock file: %w", err)
 	}
 	fd := int(f.Fd())
 	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0, Start: rangeOf(key, p), Len: 1}
@@ -91,11 +90,11 @@ func (s *Store) lockRange(ctx context.Context, key string, p lockPurpose) (unloc
 			continue
 		}
 		if err != syscall.EAGAIN && err != syscall.EACCES {
-			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+			return nil, errorf("lock %s: %w", f.Name(), err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for lock %s: %w", f.Name(), context.Cause(ctx))
+			return nil, errorf("wait for lock %s: %w", f.Name(), context.Cause(ctx))
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, lockPollMax)

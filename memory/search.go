@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -84,7 +83,7 @@ func (l *LongTerm) Search(key, query string, limit int) ([]Result, error) {
 		}
 	})
 	if len(qidx) == 0 {
-		return nil, fmt.Errorf("memory: search: the query %q has no searchable words", query)
+		return nil, errorf("memory: search: the query %q has no searchable words", query)
 	}
 	s := &scorer{qidx: qidx, df: make([]int, len(qidx))}
 
@@ -175,7 +174,7 @@ func (s *scorer) history(path string, visible func(tag string) bool) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("memory: search history: %w", err)
+		return errorf("memory: search history: %w", err)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
@@ -199,7 +198,7 @@ func (s *scorer) history(path string, visible func(tag string) bool) error {
 		start := off
 		off += int64(len(line))
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
-			return fmt.Errorf("memory: search history: %w", err)
+			return errorf("memory: search history: %w", err)
 		}
 		atLineStart := !partial
 		partial = err == bufio.ErrBufferFull
@@ -309,13 +308,13 @@ func (s *scorer) results(historyPath string, limit int) ([]Result, error) {
 			if f == nil {
 				var err error
 				if f, err = os.Open(historyPath); err != nil {
-					return nil, fmt.Errorf("memory: search history: %w", err)
+					return nil, errorf("memory: search history: %w", err)
 				}
 			}
 			n := min(d.end-d.start, maxResultBytes)
 			b := make([]byte, n)
 			if _, err := f.ReadAt(b, d.start); err != nil && err != io.EOF {
-				return nil, fmt.Errorf("memory: search history: %w", err)
+				return nil, errorf("memory: search history: %w", err)
 			}
 			text = historyText(b, n < d.end-d.start)
 		}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -161,13 +160,13 @@ func NewStore(dir string) (*Store, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("memory: new store %q: %w", dir, err)
+		return nil, errorf("memory: new store %q: %w", dir, err)
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, fmt.Errorf("memory: new store: %w", err)
+		return nil, errorf("memory: new store: %w", err)
 	}
 	if err := os.Chmod(abs, 0o700); err != nil {
-		return nil, fmt.Errorf("memory: new store: %w", err)
+		return nil, errorf("memory: new store: %w", err)
 	}
 	// Writes are temp file plus rename; a process killed in between
 	// leaves its temp file, which nothing else would ever remove.
@@ -200,7 +199,7 @@ func (s *Store) Keys() ([]string, error) {
 	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("memory: list sessions: %w", err)
+		return nil, errorf("memory: list sessions: %w", err)
 	}
 	var keys []string
 	for _, e := range entries {
@@ -236,7 +235,7 @@ func (s *Store) Keys() ([]string, error) {
 func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error) {
 	inproc, err := s.turns.lockCtx(ctx, key)
 	if err != nil {
-		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
+		return nil, errorf("memory: lock session %q: %w", key, err)
 	}
 	if s.dir == "" {
 		return inproc, nil
@@ -248,7 +247,7 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	release, err := s.lockRange(ctx, key, turnLock)
 	if err != nil {
 		inproc()
-		return nil, fmt.Errorf("memory: lock session %q: %w", key, err)
+		return nil, errorf("memory: lock session %q: %w", key, err)
 	}
 	var once sync.Once
 	return func() { once.Do(func() { release(); inproc() }) }, nil
@@ -300,12 +299,12 @@ func (s *Store) Load(key string) (*Session, error) {
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("memory: load session %q: %w", key, err)
+		return nil, errorf("memory: load session %q: %w", key, err)
 	}
 	defer unlock()
 	sess, err := s.load(key, path)
 	if err != nil {
-		return nil, fmt.Errorf("memory: load session %q: %w", key, err)
+		return nil, errorf("memory: load session %q: %w", key, err)
 	}
 	return sess, nil
 }
@@ -349,11 +348,11 @@ func (s *Store) store(sess *Session, durable bool) error {
 	}
 	unlock, err := s.lockKey(sess.Key)
 	if err != nil {
-		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
+		return errorf("memory: save session %q: %w", sess.Key, err)
 	}
 	defer unlock()
 	if err := s.save(sess, path, durable); err != nil {
-		return fmt.Errorf("memory: save session %q: %w", sess.Key, err)
+		return errorf("memory: save session %q: %w", sess.Key, err)
 	}
 	return nil
 }
@@ -373,12 +372,12 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 	}
 	unlock, err := s.lockKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+		return nil, errorf("memory: append to session %q: %w", key, err)
 	}
 	defer unlock()
 	sess, err := s.load(key, path)
 	if err != nil {
-		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+		return nil, errorf("memory: append to session %q: %w", key, err)
 	}
 	now := time.Now()
 	for _, m := range msgs {
@@ -388,7 +387,7 @@ func (s *Store) Append(key string, msgs ...Message) (*Session, error) {
 		sess.Messages = append(sess.Messages, m)
 	}
 	if err := s.save(sess, path, true); err != nil {
-		return nil, fmt.Errorf("memory: append to session %q: %w", key, err)
+		return nil, errorf("memory: append to session %q: %w", key, err)
 	}
 	return sess, nil
 }
@@ -433,10 +432,10 @@ func (s *Store) save(sess *Session, path string, durable bool) error {
 		for i := range sess.Messages {
 			line.Reset()
 			if err := encodeLine(&line, enc, &sess.Messages[i]); err != nil {
-				return fmt.Errorf("encode message %d: %w", i, err)
+				return errorf("encode message %d: %w", i, err)
 			}
 			if line.Len() > MaxLineBytes {
-				return fmt.Errorf("message %d encodes to %d bytes, more than MaxLineBytes (%d)", i, line.Len(), MaxLineBytes)
+				return errorf("message %d encodes to %d bytes, more than MaxLineBytes (%d)", i, line.Len(), MaxLineBytes)
 			}
 			if _, err := w.Write(line.Bytes()); err != nil {
 				return err

@@ -73,10 +73,10 @@ func checkAttachments(msgs []Message) (images, docs bool, err error) {
 		for j := range m.Images {
 			d := m.Images[j].Data
 			if SniffImage(d) == "" {
-				return false, false, fmt.Errorf("%w: image %d of message %d is not a PNG, JPEG, GIF or WebP image by its content (%s)", ErrAttachment, j+1, i+1, describeBytes(d))
+				return false, false, errorf("%w: image %d of message %d is not a PNG, JPEG, GIF or WebP image by its content (%s)", ErrAttachment, j+1, i+1, describeBytes(d))
 			}
 			if len(d) > MaxImageBytes {
-				return false, false, fmt.Errorf("%w: image %d of message %d is %s, over the %s limit per image", ErrAttachment, j+1, i+1, byteSize(int64(len(d))), byteSize(MaxImageBytes))
+				return false, false, errorf("%w: image %d of message %d is %s, over the %s limit per image", ErrAttachment, j+1, i+1, byteSize(int64(len(d))), byteSize(MaxImageBytes))
 			}
 			imgTotal += len(d)
 			images = true
@@ -84,20 +84,20 @@ func checkAttachments(msgs []Message) (images, docs bool, err error) {
 		for j := range m.Documents {
 			d := m.Documents[j].Data
 			if !IsPDF(d) {
-				return false, false, fmt.Errorf("%w: document %q is not a PDF by its content (%s); only PDF is supported", ErrAttachment, m.Documents[j].name(), describeBytes(d))
+				return false, false, errorf("%w: document %q is not a PDF by its content (%s); only PDF is supported", ErrAttachment, m.Documents[j].name(), describeBytes(d))
 			}
 			if len(d) > MaxDocumentBytes {
-				return false, false, fmt.Errorf("%w: document %q is %s, over the %s limit per document", ErrAttachment, m.Documents[j].name(), byteSize(int64(len(d))), byteSize(MaxDocumentBytes))
+				return false, false, errorf("%w: document %q is %s, over the %s limit per document", ErrAttachment, m.Documents[j].name(), byteSize(int64(len(d))), byteSize(MaxDocumentBytes))
 			}
 			docTotal += len(d)
 			docs = true
 		}
 	}
 	if imgTotal > MaxImageRequestBytes {
-		return false, false, fmt.Errorf("%w: the images of this request total %s, over the %s limit per request", ErrAttachment, byteSize(int64(imgTotal)), byteSize(MaxImageRequestBytes))
+		return false, false, errorf("%w: the images of this request total %s, over the %s limit per request", ErrAttachment, byteSize(int64(imgTotal)), byteSize(MaxImageRequestBytes))
 	}
 	if docTotal > MaxDocumentRequestBytes {
-		return false, false, fmt.Errorf("%w: the documents of this request total %s, over the %s limit per request", ErrAttachment, byteSize(int64(docTotal)), byteSize(MaxDocumentRequestBytes))
+		return false, false, errorf("%w: the documents of this request total %s, over the %s limit per request", ErrAttachment, byteSize(int64(docTotal)), byteSize(MaxDocumentRequestBytes))
 	}
 	return images, docs, nil
 }
@@ -167,14 +167,14 @@ func contentParts(m *Message) ([]contentPart, error) {
 	for i := range m.Images {
 		mt := SniffImage(m.Images[i].Data)
 		if mt == "" {
-			return nil, fmt.Errorf("%w: image %d is not a PNG, JPEG, GIF or WebP image by its content", ErrAttachment, i+1)
+			return nil, errorf("%w: image %d is not a PNG, JPEG, GIF or WebP image by its content", ErrAttachment, i+1)
 		}
 		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: dataURL(mt, m.Images[i].Data)}})
 	}
 	for i := range m.Documents {
 		d := &m.Documents[i]
 		if !IsPDF(d.Data) {
-			return nil, fmt.Errorf("%w: document %q is not a PDF by its content", ErrAttachment, d.name())
+			return nil, errorf("%w: document %q is not a PDF by its content", ErrAttachment, d.name())
 		}
 		parts = append(parts, contentPart{Type: "file", File: &filePart{Filename: d.name(), FileData: dataURL("application/pdf", d.Data)}})
 	}
@@ -224,7 +224,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		File     *filePart `json:"file"`
 	}
 	if err := json.Unmarshal(c, &parts); err != nil {
-		return fmt.Errorf("message content is neither a string nor an array of parts: %w", err)
+		return errorf("message content is neither a string nor an array of parts: %w", err)
 	}
 	var texts []string
 	for _, p := range parts {
@@ -237,7 +237,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 			}
 			b, err := decodeDataURL(p.ImageURL.URL)
 			if err != nil {
-				return fmt.Errorf("image_url part: %w", err)
+				return errorf("image_url part: %w", err)
 			}
 			m.Images = append(m.Images, Image{Data: b})
 		case "file":
@@ -246,11 +246,11 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 			}
 			b, err := decodeDataURL(p.File.FileData)
 			if err != nil {
-				return fmt.Errorf("file part: %w", err)
+				return errorf("file part: %w", err)
 			}
 			m.Documents = append(m.Documents, Document{Name: p.File.Filename, Data: b})
 		default:
-			return fmt.Errorf("unsupported content part type %q", p.Type)
+			return errorf("unsupported content part type %q", p.Type)
 		}
 	}
 	m.Content = strings.Join(texts, "\n")

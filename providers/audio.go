@@ -60,14 +60,14 @@ type TranscriptionRequest struct {
 // taken from the caller.
 func (c *Client) Transcribe(ctx context.Context, req *TranscriptionRequest) (string, error) {
 	if req == nil || req.Model == "" {
-		return "", fmt.Errorf("%s: transcription needs a model", c.name)
+		return "", errorf("%s: transcription needs a model", c.name)
 	}
 	mt, ext, ok := SniffAudio(req.Audio)
 	if !ok {
-		return "", fmt.Errorf("%s: %w: the audio is not flac, mp3, mp4/m4a, ogg, wav or webm by its content (%s)", c.name, ErrAttachment, describeBytes(req.Audio))
+		return "", errorf("%s: %w: the audio is not flac, mp3, mp4/m4a, ogg, wav or webm by its content (%s)", c.name, ErrAttachment, describeBytes(req.Audio))
 	}
 	if len(req.Audio) > MaxAudioBytes {
-		return "", fmt.Errorf("%s: %w: the audio is %s, over the %s limit", c.name, ErrAttachment, byteSize(int64(len(req.Audio))), byteSize(MaxAudioBytes))
+		return "", errorf("%s: %w: the audio is %s, over the %s limit", c.name, ErrAttachment, byteSize(int64(len(req.Audio))), byteSize(MaxAudioBytes))
 	}
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -103,9 +103,9 @@ func (c *Client) Transcribe(ctx context.Context, req *TranscriptionRequest) (str
 	}
 	if err := json.Unmarshal(data, &out); err != nil || out.Text == nil {
 		if err == nil {
-			err = fmt.Errorf("no text field")
+			err = errorf("no text field")
 		}
-		return "", fmt.Errorf("%s: decode transcription: %w (body starts %q)", c.name, err, snippet(data, 120))
+		return "", errorf("%s: decode transcription: %w (body starts %q)", c.name, err, snippet(data, 120))
 	}
 	return strings.TrimSpace(*out.Text), nil
 }
@@ -118,7 +118,7 @@ func (c *Client) post(ctx context.Context, model, op, contentType string, body [
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpointFor(model, op), bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%s: build request: %w", c.name, err)
+		return nil, errorf("%s: build request: %w", c.name, err)
 	}
 	hreq.Header.Set("Content-Type", contentType)
 	hreq.Header.Set("Accept", "application/json")

@@ -94,10 +94,10 @@ func NewChain(opts *ChainOptions) (*Chain, error) {
 	}
 	for i, c := range opts.Candidates {
 		if c.Client == nil {
-			return nil, fmt.Errorf("providers: candidate %d (%s) has no Client", i+1, c.Provider)
+			return nil, errorf("providers: candidate %d (%s) has no Client", i+1, c.Provider)
 		}
 		if c.MaxRetries < 0 || c.MaxRetries > MaxRetriesLimit {
-			return nil, fmt.Errorf("providers: candidate %d (%s) has MaxRetries %d; use 0 to %d", i+1, c.Provider, c.MaxRetries, MaxRetriesLimit)
+			return nil, errorf("providers: candidate %d (%s) has MaxRetries %d; use 0 to %d", i+1, c.Provider, c.MaxRetries, MaxRetriesLimit)
 		}
 	}
 	c := &Chain{
@@ -254,7 +254,7 @@ func (c *Chain) run(ctx context.Context, req *Request, onDelta func(Delta), stre
 				}
 				c.log.Info("providers: transient failure; retrying", "model", labels[i], "attempt", attempt+1, "wait", wait, "err", err)
 				if serr := c.sleep(ctx, wait); serr != nil {
-					return nil, fmt.Errorf("%s: waiting %s to retry after %w: %w", cand.Provider, wait, err, serr)
+					return nil, errorf("%s: waiting %s to retry after %w: %w", cand.Provider, wait, err, serr)
 				}
 				continue
 			}
@@ -335,7 +335,7 @@ func (t *chainTurn) fail(i int, err error) {
 
 func (t *chainTurn) skip(i int, why string) {
 	cand := t.c.cands[i]
-	t.failures = append(t.failures, Failure{Provider: cand.Provider, Model: cand.Model, Err: fmt.Errorf("%s/%s %s", cand.Provider, cand.Model, why)})
+	t.failures = append(t.failures, Failure{Provider: cand.Provider, Model: cand.Model, Err: errorf("%s/%s %s", cand.Provider, cand.Model, why)})
 	if i == 0 {
 		t.primaryWhy = why
 	}

@@ -132,10 +132,10 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	}
 	base, err := parseBase(opts.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s: ClientOptions.BaseURL: %w", name, err)
+		return nil, errorf("%s: ClientOptions.BaseURL: %w", name, err)
 	}
 	if opts.Timeout < 0 {
-		return nil, fmt.Errorf("%s: ClientOptions.Timeout is negative (%s); use 0 for the %s default", name, opts.Timeout, DefaultTimeout)
+		return nil, errorf("%s: ClientOptions.Timeout is negative (%s); use 0 for the %s default", name, opts.Timeout, DefaultTimeout)
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -203,7 +203,7 @@ func (c *Client) setAuth(ctx context.Context, h http.Header) error {
 	if c.cred != nil {
 		tok, err := c.cred(ctx)
 		if err != nil {
-			return fmt.Errorf("%s: credential: %w", c.name, err)
+			return errorf("%s: credential: %w", c.name, err)
 		}
 		h.Set("Authorization", "Bearer "+tok)
 		return nil
@@ -226,13 +226,13 @@ func parseBase(base string) (*url.URL, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse %q: %w", base, err)
+		return nil, errorf("cannot parse %q: %w", base, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("%q must start with http:// or https://", base)
+		return nil, errorf("%q must start with http:// or https://", base)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("%q has no host", base)
+		return nil, errorf("%q has no host", base)
 	}
 	u.Fragment = ""
 	u.RawFragment = ""
@@ -373,10 +373,10 @@ func (c *Client) ChatStream(ctx context.Context, req *Request, onDelta func(Delt
 // Any other status is turned into an [*APIError] here.
 func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Response, error) {
 	if req == nil {
-		return nil, mark(errBadRequest, fmt.Errorf("%s: nil Request", c.name))
+		return nil, mark(errBadRequest, errorf("%s: nil Request", c.name))
 	}
 	if _, err := screen(req, []string{req.Model}, []string{req.Model}, ""); err != nil {
-		return nil, mark(errBadRequest, fmt.Errorf("%s: %w", c.name, err))
+		return nil, mark(errBadRequest, errorf("%s: %w", c.name, err))
 	}
 	if len(c.extra) > 0 {
 		r := *req
@@ -387,11 +387,11 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 	}
 	body, err := c.tools.marshal(req, stream)
 	if err != nil {
-		return nil, mark(errBadRequest, fmt.Errorf("%s: encode request: %w", c.name, err))
+		return nil, mark(errBadRequest, errorf("%s: encode request: %w", c.name, err))
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpointFor(req.Model, "chat/completions"), bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%s: build request: %w", c.name, err)
+		return nil, errorf("%s: build request: %w", c.name, err)
 	}
 	h := hreq.Header
 	h.Set("Content-Type", "application/json")
@@ -428,7 +428,7 @@ func (c *Client) send(ctx context.Context, req *Request, stream bool) (*http.Res
 func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, error) {
 	limit := int64(c.maxBody)
 	if resp.ContentLength > limit {
-		return nil, mark(errTooLarge, fmt.Errorf("%s: response body of %d bytes exceeds the %s limit", c.name, resp.ContentLength, byteSize(limit)))
+		return nil, mark(errTooLarge, errorf("%s: response body of %d bytes exceeds the %s limit", c.name, resp.ContentLength, byteSize(limit)))
 	}
 	var buf bytes.Buffer
 	if resp.ContentLength > 0 {
@@ -439,10 +439,10 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, err
 		if ctx.Err() != nil {
 			return nil, c.transportError(ctx, resp.Request, err)
 		}
-		return nil, fmt.Errorf("%s: read response: %w", c.name, err)
+		return nil, errorf("%s: read response: %w", c.name, err)
 	}
 	if n > limit {
-		return nil, mark(errTooLarge, fmt.Errorf("%s: response body exceeds the %s limit", c.name, byteSize(limit)))
+		return nil, mark(errTooLarge, errorf("%s: response body exceeds the %s limit", c.name, byteSize(limit)))
 	}
 	return buf.Bytes(), nil
 }
@@ -475,7 +475,7 @@ func (c *Client) transportError(ctx context.Context, hreq *http.Request, err err
 }
 
 func (c *Client) streamContextError(ctx context.Context, hreq *http.Request, d *streamDecoder) error {
-	return fmt.Errorf("%w (%w after %s)", c.transportError(ctx, hreq, nil), ErrStreamInterrupted, d.progress())
+	return errorf("%w (%w after %s)", c.transportError(ctx, hreq, nil), ErrStreamInterrupted, d.progress())
 }
 
 func closeBody(body io.ReadCloser) {

@@ -3,7 +3,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -65,26 +64,26 @@ func (c *CopilotTokens) Token(ctx context.Context) (string, error) {
 	}
 	resp, err := withCredentialRedirects(hc).Do(req)
 	if err != nil {
-		return "", fmt.Errorf("github copilot token exchange: %w", err)
+		return "", errorf("github copilot token exchange: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err != nil {
-		return "", fmt.Errorf("github copilot token exchange: %w", err)
+		return "", errorf("github copilot token exchange: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		renew := c.Renew
 		if renew == "" {
 			renew = "replace CopilotTokens.GitHubToken"
 		}
-		return "", fmt.Errorf("github copilot token exchange: HTTP %d: %s, or check that the account has Copilot", resp.StatusCode, renew)
+		return "", errorf("github copilot token exchange: HTTP %d: %s, or check that the account has Copilot", resp.StatusCode, renew)
 	}
 	var out struct {
 		Token     string `json:"token"`
 		ExpiresAt int64  `json:"expires_at"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil || out.Token == "" {
-		return "", fmt.Errorf("github copilot token exchange: the answer holds no token")
+		return "", errorf("github copilot token exchange: the answer holds no token")
 	}
 	c.token = out.Token
 	c.expires = time.Unix(out.ExpiresAt, 0)

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 )
@@ -66,10 +65,10 @@ var ErrEmbeddingIndex = errors.New("embedding indices do not match the inputs")
 // never by array position, because the schema allows any order.
 func (c *Client) Embed(ctx context.Context, req *EmbeddingRequest) (*EmbeddingResponse, error) {
 	if req == nil || req.Model == "" {
-		return nil, fmt.Errorf("%s: embeddings need a model", c.name)
+		return nil, errorf("%s: embeddings need a model", c.name)
 	}
 	if len(req.Input) == 0 {
-		return nil, fmt.Errorf("%s: embeddings need at least one input", c.name)
+		return nil, errorf("%s: embeddings need at least one input", c.name)
 	}
 	body, err := json.Marshal(struct {
 		Model          string   `json:"model"`
@@ -77,7 +76,7 @@ func (c *Client) Embed(ctx context.Context, req *EmbeddingRequest) (*EmbeddingRe
 		EncodingFormat string   `json:"encoding_format"`
 	}{req.Model, req.Input, "float"})
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode embeddings request: %w", c.name, err)
+		return nil, errorf("%s: encode embeddings request: %w", c.name, err)
 	}
 	data, err := c.post(ctx, req.Model, "embeddings", "application/json", body)
 	if err != nil {
@@ -93,7 +92,7 @@ func (c *Client) Embed(ctx context.Context, req *EmbeddingRequest) (*EmbeddingRe
 		Error *wireError `json:"error"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("%s: decode embeddings: %w (body starts %q)", c.name, err, snippet(data, 120))
+		return nil, errorf("%s: decode embeddings: %w (body starts %q)", c.name, err, snippet(data, 120))
 	}
 	if w.Error != nil && len(w.Data) == 0 {
 		return nil, bodyError(c.name, 200, w.Error)
@@ -104,24 +103,24 @@ func (c *Client) Embed(ctx context.Context, req *EmbeddingRequest) (*EmbeddingRe
 	}
 	for i, item := range w.Data {
 		if item.Index == nil {
-			return nil, fmt.Errorf("%s: %w: item %d has no index", c.name, ErrEmbeddingIndex, i)
+			return nil, errorf("%s: %w: item %d has no index", c.name, ErrEmbeddingIndex, i)
 		}
 		idx := *item.Index
 		if idx < 0 || idx >= len(req.Input) {
-			return nil, fmt.Errorf("%s: %w: index %d is out of range for %d inputs", c.name, ErrEmbeddingIndex, idx, len(req.Input))
+			return nil, errorf("%s: %w: index %d is out of range for %d inputs", c.name, ErrEmbeddingIndex, idx, len(req.Input))
 		}
 		if out.Vectors[idx] != nil {
-			return nil, fmt.Errorf("%s: %w: index %d appears twice", c.name, ErrEmbeddingIndex, idx)
+			return nil, errorf("%s: %w: index %d appears twice", c.name, ErrEmbeddingIndex, idx)
 		}
 		vec, err := decodeVector(item.Embedding)
 		if err != nil {
-			return nil, fmt.Errorf("%s: embedding %d: %w", c.name, idx, err)
+			return nil, errorf("%s: embedding %d: %w", c.name, idx, err)
 		}
 		out.Vectors[idx] = vec
 	}
 	for i, v := range out.Vectors {
 		if v == nil {
-			return nil, fmt.Errorf("%s: %w: no vector for input %d of %d", c.name, ErrEmbeddingIndex, i, len(req.Input))
+			return nil, errorf("%s: %w: no vector for input %d of %d", c.name, ErrEmbeddingIndex, i, len(req.Input))
 		}
 	}
 	return out, nil
@@ -137,10 +136,10 @@ func decodeVector(raw json.RawMessage) ([]float32, error) {
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return nil, fmt.Errorf("base64 vector: %w", err)
+			return nil, errorf("base64 vector: %w", err)
 		}
 		if len(b)%4 != 0 {
-			return nil, fmt.Errorf("base64 vector of %d bytes is not whole float32 values", len(b))
+			return nil, errorf("base64 vector of %d bytes is not whole float32 values", len(b))
 		}
 		v := make([]float32, len(b)/4)
 		for i := range v {

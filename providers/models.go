@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -162,6 +161,6 @@ func screen(req *Request, models, labels []string, key string) ([]bool, error) {
 	if key == "" {
 		key = "the model setting"
 	}
-	return nil, fmt.Errorf("%w: this message carries %s, which none of the configured models is known to read (%s): set %s to a model that reads them (for example openai/gpt-4o or anthropic/claude-sonnet-4-5), or send the message without them",
+	return nil, errorf("%w: this message carries %s, which none of the configured models is known to read (%s): set %s to a model that reads them (for example openai/gpt-4o or anthropic/claude-sonnet-4-5), or send the message without them",
 		ErrAttachment, what, strings.Join(labels, ", "), key)
 }

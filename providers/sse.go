@@ -122,7 +122,7 @@ func (d *streamDecoder) decode(status int) (*Response, error) {
 			break
 		}
 		if errors.Is(rerr, errLineTooLong) {
-			return d.response(), fmt.Errorf("%s: %w", d.name, rerr)
+			return d.response(), errorf("%s: %w", d.name, rerr)
 		}
 		if rerr != nil {
 			if d.finish != "" {
@@ -131,17 +131,17 @@ func (d *streamDecoder) decode(status int) (*Response, error) {
 				slog.Debug("providers: stream closed after finish reason", "provider", d.name, "error", rerr)
 				break
 			}
-			return d.response(), fmt.Errorf("%s: %w after %s: %w", d.name, ErrStreamInterrupted, d.progress(), rerr)
+			return d.response(), errorf("%s: %w after %s: %w", d.name, ErrStreamInterrupted, d.progress(), rerr)
 		}
 	}
 	if !d.done && d.finish == "" {
-		return d.response(), fmt.Errorf("%s: %w after %s, without [DONE] or a finish reason", d.name, ErrStreamInterrupted, d.progress())
+		return d.response(), errorf("%s: %w after %s, without [DONE] or a finish reason", d.name, ErrStreamInterrupted, d.progress())
 	}
 	if d.content.Len() == 0 && len(d.calls) == 0 && (d.events == 0 || d.skipped > 0) {
 		// Nothing usable arrived and what did arrive was garbled (or
 		// nothing at all did): a broken answer, which must not pass for
 		// an empty one the caller would show and save.
-		return d.response(), fmt.Errorf("%s: %w: %s", d.name, ErrMalformedStream, d.progress())
+		return d.response(), errorf("%s: %w: %s", d.name, ErrMalformedStream, d.progress())
 	}
 	return d.response(), nil
 }
@@ -161,7 +161,7 @@ func (d *streamDecoder) readLine() ([]byte, error) {
 		line = d.long
 	}
 	if len(line) > d.maxLine {
-		return nil, fmt.Errorf("%w: over %s", errLineTooLong, byteSize(int64(d.maxLine)))
+		return nil, errorf("%w: over %s", errLineTooLong, byteSize(int64(d.maxLine)))
 	}
 	return line, err
 }
@@ -278,7 +278,7 @@ func (p *payloadReader) Read(dst []byte) (int, error) {
 func (d *streamDecoder) grow(n int) error {
 	d.text += n
 	if d.text > d.maxText {
-		return mark(errTooLarge, fmt.Errorf("%s: streamed answer exceeds the %s limit", d.name, byteSize(int64(d.maxText))))
+		return mark(errTooLarge, errorf("%s: streamed answer exceeds the %s limit", d.name, byteSize(int64(d.maxText))))
 	}
 	return nil
 }

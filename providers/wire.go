@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 )
 
@@ -116,7 +115,7 @@ func encodeRequest(req *Request, stream bool, msgs []Message, tc *toolCache) ([]
 	}
 	head := len(body)
 	if err := enc.Encode(extras); err != nil {
-		return nil, fmt.Errorf("ExtraBody: %w", err)
+		return nil, errorf("ExtraBody: %w", err)
 	}
 	// buf now holds `{...request...}{...extras...}\n`; rewrite it in
 	// place as `{...request...,...extras...}`.
@@ -319,14 +318,14 @@ func (c *Client) decodeCompletion(body []byte, status int) (*Response, error) {
 	if !fastCompletion(body, &w) {
 		w = wireResponse{}
 		if err := json.Unmarshal(body, &w); err != nil {
-			return nil, fmt.Errorf("%s: decode response: %w (body starts %q)", c.name, err, snippet(body, 120))
+			return nil, errorf("%s: decode response: %w (body starts %q)", c.name, err, snippet(body, 120))
 		}
 	}
 	if w.Error != nil && len(w.Choices) == 0 {
 		return nil, bodyError(c.name, status, w.Error)
 	}
 	if len(w.Choices) == 0 {
-		return nil, fmt.Errorf("%s: %w", c.name, errNoChoices)
+		return nil, errorf("%s: %w", c.name, errNoChoices)
 	}
 	ch := &w.Choices[0]
 	out := &Response{

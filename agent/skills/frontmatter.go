@@ -2,7 +2,6 @@ package skills
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -33,7 +32,7 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	if strings.TrimRight(lines[0], " \t") != "---" {
-		return fm, "", fmt.Errorf("no frontmatter: the file must start with a line \"---\"")
+		return fm, "", errorf("no frontmatter: the file must start with a line \"---\"")
 	}
 	closing := -1
 	for i := 1; i < len(lines); i++ {
@@ -43,7 +42,7 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 		}
 	}
 	if closing < 0 {
-		return fm, "", fmt.Errorf("frontmatter is not closed by a line \"---\"")
+		return fm, "", errorf("frontmatter is not closed by a line \"---\"")
 	}
 	block := strings.Join(lines[1:closing], "\n")
 	body := strings.Join(lines[closing+1:], "\n")
@@ -53,22 +52,22 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 		// Shift the line (counted from the block) to the file's.
 		var ye *yamlError
 		if errors.As(err, &ye) {
-			return fm, "", fmt.Errorf("frontmatter is not valid YAML: line %d: %s", ye.line+1, ye.msg)
+			return fm, "", errorf("frontmatter is not valid YAML: line %d: %s", ye.line+1, ye.msg)
 		}
-		return fm, "", fmt.Errorf("frontmatter is not valid YAML: %w", err)
+		return fm, "", errorf("frontmatter is not valid YAML: %w", err)
 	}
 	if root == nil {
 		return fm, body, nil // empty block: the caller reports what is missing
 	}
 	if root.kind != mappingNode {
-		return fm, "", fmt.Errorf("frontmatter line %d: want key: value lines, got a %s", root.line+1, kindName(root))
+		return fm, "", errorf("frontmatter line %d: want key: value lines, got a %s", root.line+1, kindName(root))
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.content); i += 2 {
 		k, v := root.content[i], root.content[i+1]
 		line := k.line + 1
 		if first, dup := seen[k.value]; dup {
-			return fm, "", fmt.Errorf("frontmatter line %d: %s is given twice (first on line %d)", line, k.value, first)
+			return fm, "", errorf("frontmatter line %d: %s is given twice (first on line %d)", line, k.value, first)
 		}
 		seen[k.value] = line
 		var err error
@@ -88,7 +87,7 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 			fm.Metadata, err = textMap(v)
 		}
 		if err != nil {
-			return fm, "", fmt.Errorf("frontmatter line %d: %w", line, err)
+			return fm, "", errorf("frontmatter line %d: %w", line, err)
 		}
 	}
 	return fm, body, nil
@@ -97,7 +96,7 @@ func parseFrontmatter(text string) (frontmatter, string, error) {
 // text1 decodes a scalar field as text.
 func text1(key string, v *node) (string, error) {
 	if v.kind != scalarNode {
-		return "", fmt.Errorf("%s must be text, not a %s (quote it if it holds [ { or a leading - )", key, kindName(v))
+		return "", errorf("%s must be text, not a %s (quote it if it holds [ { or a leading - )", key, kindName(v))
 	}
 	if v.null {
 		return "", nil
@@ -125,7 +124,7 @@ func toolList(v *node) ([]string, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("allowed-tools must be a list of tool names, not a %s", kindName(v))
+	return nil, errorf("allowed-tools must be a list of tool names, not a %s", kindName(v))
 }
 
 // splitTools splits the space-separated form of allowed-tools, keeping a
@@ -162,7 +161,7 @@ func textMap(v *node) (map[string]string, error) {
 		return nil, nil
 	}
 	if v.kind != mappingNode {
-		return nil, fmt.Errorf("metadata must be a map of key: value pairs, not a %s", kindName(v))
+		return nil, errorf("metadata must be a map of key: value pairs, not a %s", kindName(v))
 	}
 	out := make(map[string]string, len(v.content)/2)
 	for i := 0; i+1 < len(v.content); i += 2 {

@@ -111,7 +111,7 @@ func Open(workspace, trustPath string) (*Library, error) {
 		return nil, err
 	}
 	if rel, err := filepath.Rel(ws, tp); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("skills: the trust store %s is inside the workspace, where the model could write it; keep it in the joshbot home", tp)
+		return nil, errorf("skills: the trust store %s is inside the workspace, where the model could write it; keep it in the joshbot home", tp)
 	}
 	return &Library{dir: filepath.Join(ws, "skills"), trustPath: tp}, nil
 }
@@ -210,7 +210,7 @@ func (l *Library) List() ([]Skill, error) {
 	}
 	ents, err := os.ReadDir(l.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("skills: %w", err)
+		return nil, errorf("skills: %w", err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	live := map[string]bool{l.trustPath: true}
@@ -285,10 +285,10 @@ func (l *Library) checkFile(name string) (string, fs.FileInfo, error) {
 		return "", nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("%s is not a regular file", p)
+		return "", nil, errorf("%s is not a regular file", p)
 	}
 	if dfi, err := os.Lstat(filepath.Join(l.dir, name)); err != nil || dfi.Mode()&fs.ModeSymlink != 0 {
-		return "", nil, fmt.Errorf("skills/%s is a symbolic link; skills must be real directories", name)
+		return "", nil, errorf("skills/%s is a symbolic link; skills must be real directories", name)
 	}
 	return p, fi, nil
 }
@@ -305,7 +305,7 @@ func readLimited(p string) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > maxSkillBytes {
-		return nil, fmt.Errorf("SKILL.md is over %d KiB", maxSkillBytes>>10)
+		return nil, errorf("SKILL.md is over %d KiB", maxSkillBytes>>10)
 	}
 	return data, nil
 }
@@ -380,7 +380,7 @@ func (l *Library) Load(name string) (string, error) {
 			continue
 		}
 		if sk.Problem != "" {
-			return "", fmt.Errorf("skill %s is not usable: %s", name, sk.Problem)
+			return "", errorf("skill %s is not usable: %s", name, sk.Problem)
 		}
 		var data []byte
 		if sk.Source == SourceBundled {
@@ -389,7 +389,7 @@ func (l *Library) Load(name string) (string, error) {
 			data, err = l.readFile(name)
 		}
 		if err != nil {
-			return "", fmt.Errorf("skill %s: %w", name, err)
+			return "", errorf("skill %s: %w", name, err)
 		}
 		if sk.Source == SourceWorkspace {
 			trust, err := l.readTrust()
@@ -397,13 +397,13 @@ func (l *Library) Load(name string) (string, error) {
 				return "", err
 			}
 			if trust[name] != hashOf(data) {
-				return "", fmt.Errorf("%w: %s is new or changed since it was approved; an operator must review it and run `joshbot skills trust %s`", ErrUntrusted, name, name)
+				return "", errorf("%w: %s is new or changed since it was approved; an operator must review it and run `joshbot skills trust %s`", ErrUntrusted, name, name)
 			}
 		}
 		_, body, _ := parseFrontmatter(string(data))
 		return strings.TrimSpace(body), nil
 	}
-	return "", fmt.Errorf("%w %q", ErrNoSkill, name)
+	return "", errorf("%w %q", ErrNoSkill, name)
 }
 
 func (l *Library) readTrust() (map[string]string, error) {
@@ -412,12 +412,12 @@ func (l *Library) readTrust() (map[string]string, error) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("skills trust store: %w", err)
+		return nil, errorf("skills trust store: %w", err)
 	}
 	m := map[string]string{}
 	if err := json.Unmarshal(data, &m); err != nil {
 		// Unreadable trust means nothing is trusted: fail closed.
-		return nil, fmt.Errorf("skills trust store %s does not parse (%v): fix or remove it; removing it untrusts every workspace skill", l.trustPath, err)
+		return nil, errorf("skills trust store %s does not parse (%v): fix or remove it; removing it untrusts every workspace skill", l.trustPath, err)
 	}
 	return m, nil
 }
@@ -436,10 +436,10 @@ func (l *Library) Trust(name string) (string, error) {
 			continue
 		}
 		if sk.Source == SourceBundled {
-			return "", fmt.Errorf("skill %s is bundled with joshbot and needs no trust", name)
+			return "", errorf("skill %s is bundled with joshbot and needs no trust", name)
 		}
 		if sk.Problem != "" {
-			return "", fmt.Errorf("skill %s cannot be trusted: %s", name, sk.Problem)
+			return "", errorf("skill %s cannot be trusted: %s", name, sk.Problem)
 		}
 		trust, err := l.readTrust()
 		if err != nil {
@@ -448,7 +448,7 @@ func (l *Library) Trust(name string) (string, error) {
 		trust[name] = sk.Hash
 		return sk.Hash, l.writeTrust(trust)
 	}
-	return "", fmt.Errorf("%w %q in %s", ErrNoSkill, name, l.dir)
+	return "", errorf("%w %q in %s", ErrNoSkill, name, l.dir)
 }
 
 // Untrust withdraws approval of a workspace skill.
@@ -460,7 +460,7 @@ func (l *Library) Untrust(name string) error {
 		return err
 	}
 	if _, ok := trust[name]; !ok {
-		return fmt.Errorf("skill %s is not trusted", name)
+		return errorf("skill %s is not trusted", name)
 	}
 	delete(trust, name)
 	return l.writeTrust(trust)
@@ -480,26 +480,26 @@ func (l *Library) writeTrust(m map[string]string) error {
 // longer matches any recorded hash. It returns the workspace-relative path.
 func (l *Library) Write(name, content string) (string, error) {
 	if !ValidName(name) {
-		return "", fmt.Errorf("skill name %q: use 1 to 64 lowercase letters, digits and dashes", name)
+		return "", errorf("skill name %q: use 1 to 64 lowercase letters, digits and dashes", name)
 	}
 	if len(content) > maxSkillBytes {
-		return "", fmt.Errorf("skill %s is %d bytes, over the %d KiB limit", name, len(content), maxSkillBytes>>10)
+		return "", errorf("skill %s is %d bytes, over the %d KiB limit", name, len(content), maxSkillBytes>>10)
 	}
 	if _, err := fs.Stat(bundledFS, "bundled/"+name); err == nil {
-		return "", fmt.Errorf("%s is a bundled skill and cannot be overwritten; choose another name", name)
+		return "", errorf("%s is a bundled skill and cannot be overwritten; choose another name", name)
 	}
 	if sk := describe(name, SourceWorkspace, "", []byte(content)); sk.Problem != "" {
-		return "", fmt.Errorf("skill %s: %s", name, sk.Problem)
+		return "", errorf("skill %s: %s", name, sk.Problem)
 	}
 	dir := filepath.Join(l.dir, name)
 	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
-		return "", fmt.Errorf("skills/%s exists and is not a directory", name)
+		return "", errorf("skills/%s exists and is not a directory", name)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("skill %s: %w", name, err)
+		return "", errorf("skill %s: %w", name, err)
 	}
 	if err := writeAtomic(filepath.Join(dir, "SKILL.md"), []byte(content)); err != nil {
-		return "", fmt.Errorf("skill %s: %w", name, err)
+		return "", errorf("skill %s: %w", name, err)
 	}
 	return "skills/" + name + "/SKILL.md", nil
 }

@@ -459,11 +459,11 @@ func unescape(s string) (string, int, error) {
 	}
 	width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[0]]
 	if width == 0 || len(s) < 1+width {
-		return "", 0, fmt.Errorf("unknown escape \\%c in a double-quoted value", s[0])
+		return "", 0, errorf("unknown escape \\%c in a double-quoted value", s[0])
 	}
 	n, err := strconv.ParseUint(s[1:1+width], 16, 32)
 	if err != nil || !utf8.ValidRune(rune(n)) {
-		return "", 0, fmt.Errorf("bad escape \\%s in a double-quoted value", s[:1+width])
+		return "", 0, errorf("bad escape \\%s in a double-quoted value", s[:1+width])
 	}
 	return string(rune(n)), 1 + width, nil
 }

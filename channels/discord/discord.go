@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -132,7 +131,7 @@ func New(opts *Options) (*Discord, error) {
 	}
 	s, err := discordgo.New("Bot " + o.Token)
 	if err != nil {
-		return nil, fmt.Errorf("discord: %w", err)
+		return nil, errorf("discord: %w", err)
 	}
 	// Reconnection is the adapter's (under Start's context and backoff):
 	// discordgo's own loop outlives any context and never gives up.

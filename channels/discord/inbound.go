@@ -177,12 +177,12 @@ func (d *Discord) fetch(ctx context.Context, a *discordgo.MessageAttachment) (ch
 	}
 	resp, err := d.download.Do(req)
 	if err != nil {
-		return channels.Attachment{}, "", fmt.Errorf("discord: download %s: %w", a.Filename, errors.Join(errTransient, err))
+		return channels.Attachment{}, "", errorf("discord: download %s: %w", a.Filename, errors.Join(errTransient, err))
 	}
 	defer resp.Body.Close()
 	att, note, err := channels.SpoolResponse(d.opts.SpoolDir, resp, a.ContentType, a.Filename, a.Filename)
 	if err != nil {
-		return channels.Attachment{}, "", fmt.Errorf("discord: %w", err)
+		return channels.Attachment{}, "", errorf("discord: %w", err)
 	}
 	return att, note, nil
 }

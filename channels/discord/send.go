@@ -81,7 +81,7 @@ func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Ou
 				unsent++
 				return
 			}
-			errs = append(errs, fmt.Errorf("discord: send to %s: %s", conversation, d.scrub(err)))
+			errs = append(errs, errorf("discord: send to %s: %s", conversation, d.scrub(err)))
 		}
 	}
 	if strings.TrimSpace(msg.Text) != "" {
@@ -103,7 +103,7 @@ func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Ou
 	for _, f := range files {
 		if len(f.Data) > MaxFileBytes {
 			notes = append(notes, fmt.Sprintf("[file not sent: %s is %d MiB, over Discord's %d MiB limit]", f.Name, len(f.Data)>>20, MaxFileBytes>>20))
-			errs = append(errs, fmt.Errorf("discord: %s is over the %d MiB attachment limit", f.Name, MaxFileBytes>>20))
+			errs = append(errs, errorf("discord: %s is over the %d MiB attachment limit", f.Name, MaxFileBytes>>20))
 			continue
 		}
 		name := f.Name
@@ -125,7 +125,7 @@ func (d *Discord) Send(ctx context.Context, conversation string, msg channels.Ou
 	}
 	if unsent > 0 {
 		d.log.Warn("reply cut off by shutdown; the whole answer is in the session", "conversation", conversation, "messages_unsent", unsent)
-		errs = append(errs, fmt.Errorf("discord: reply cut off with %d messages unsent: %w", unsent, ctx.Err()))
+		errs = append(errs, errorf("discord: reply cut off with %d messages unsent: %w", unsent, ctx.Err()))
 	}
 	return errors.Join(errs...)
 }
@@ -163,11 +163,11 @@ func (d *Discord) voice(path string) (bus.Attachment, error) {
 	}
 	resolved, err := channels.ResolveSpoolID(d.opts.SpoolDir, filepath.Base(path))
 	if err != nil || filepath.Clean(path) != resolved {
-		return bus.Attachment{}, fmt.Errorf("discord: voice reply %q is not a file of the media spool", path)
+		return bus.Attachment{}, errorf("discord: voice reply %q is not a file of the media spool", path)
 	}
 	data, err := os.ReadFile(resolved)
 	if err != nil {
-		return bus.Attachment{}, fmt.Errorf("discord: voice reply: %w", err)
+		return bus.Attachment{}, errorf("discord: voice reply: %w", err)
 	}
 	return bus.Attachment{Name: "voice.ogg", MIME: "audio/ogg", Data: data}, nil
 }

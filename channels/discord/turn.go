@@ -2,7 +2,6 @@ package discord
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -76,10 +75,10 @@ func (d *Discord) SetCommands(ctx context.Context, menu []channels.Command) erro
 	cmds := make([]*discordgo.ApplicationCommand, 0, len(menu))
 	for i, c := range menu {
 		if !reCommand.get().MatchString(c.Name) {
-			return fmt.Errorf("discord: command %d %q must be 1-32 lowercase letters, digits, _ or -", i, c.Name)
+			return errorf("discord: command %d %q must be 1-32 lowercase letters, digits, _ or -", i, c.Name)
 		}
 		if strings.TrimSpace(c.Description) == "" {
-			return fmt.Errorf("discord: command %q needs a description", c.Name)
+			return errorf("discord: command %q needs a description", c.Name)
 		}
 		cmds = append(cmds, &discordgo.ApplicationCommand{
 			Name:        c.Name,
@@ -105,7 +104,7 @@ func (d *Discord) SetCommands(ctx context.Context, menu []channels.Command) erro
 // publish overwrites the application's global commands with cmds.
 func (d *Discord) publish(ctx context.Context, app string, cmds []*discordgo.ApplicationCommand) error {
 	if _, err := d.s.ApplicationCommandBulkOverwrite(app, "", cmds, discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("discord: publish commands: %s", d.scrub(err))
+		return errorf("discord: publish commands: %s", d.scrub(err))
 	}
 	return nil
 }

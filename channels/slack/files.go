@@ -87,7 +87,7 @@ func (s *Slack) fetch(ctx context.Context, f file) (channels.Attachment, string,
 	req.Header.Set("Authorization", "Bearer "+s.opts.BotToken)
 	resp, err := s.download.Do(req)
 	if err != nil {
-		return channels.Attachment{}, "", fmt.Errorf("slack: download %s: %w", name, err)
+		return channels.Attachment{}, "", errorf("slack: download %s: %w", name, err)
 	}
 	defer resp.Body.Close()
 	// Without the files:read scope Slack answers a file URL with its
@@ -99,7 +99,7 @@ func (s *Slack) fetch(ctx context.Context, f file) (channels.Attachment, string,
 	}
 	att, note, err := channels.SpoolResponse(s.opts.SpoolDir, resp, f.Mimetype, f.Name, name)
 	if err != nil {
-		return channels.Attachment{}, "", fmt.Errorf("slack: %w", err)
+		return channels.Attachment{}, "", errorf("slack: %w", err)
 	}
 	return att, note, nil
 }

@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -207,7 +206,7 @@ func (s *Slack) answered(conv string) {
 func splitConversation(conv string) (channel, thread string, err error) {
 	channel, thread, _ = strings.Cut(conv, ":")
 	if channel == "" {
-		return "", "", fmt.Errorf("slack: conversation %q has no channel id", conv)
+		return "", "", errorf("slack: conversation %q has no channel id", conv)
 	}
 	return channel, thread, nil
 }

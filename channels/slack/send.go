@@ -58,7 +58,7 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 	for _, f := range msg.Files {
 		if len(f.Data) > MaxFileBytes {
 			notes = append(notes, fmt.Sprintf("[file not sent: %s is %d MiB, over the %d MiB limit]", f.Name, len(f.Data)>>20, MaxFileBytes>>20))
-			errs = append(errs, fmt.Errorf("slack: %s is over the %d MiB upload limit", f.Name, MaxFileBytes>>20))
+			errs = append(errs, errorf("slack: %s is over the %d MiB upload limit", f.Name, MaxFileBytes>>20))
 			continue
 		}
 		files = append(files, f)
@@ -74,7 +74,7 @@ func (s *Slack) Send(ctx context.Context, conversation string, msg channels.Outb
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			s.log.Warn("reply cut off by shutdown: a file was not shared", "conversation", channel, "file", f.Name)
-			errs = append(errs, fmt.Errorf("slack: %s not shared: %w", f.Name, err))
+			errs = append(errs, errorf("slack: %s not shared: %w", f.Name, err))
 			continue
 		}
 		if err := s.upload(ctx, channel, thread, f); err != nil {
@@ -106,14 +106,14 @@ func (s *Slack) postText(ctx context.Context, channel, thread, text string) erro
 	for i, p := range ps {
 		if err := s.pace.Wait(ctx, channel); err != nil {
 			s.log.Warn("reply cut off by shutdown; the whole answer is in the session", "conversation", channel, "pieces_unsent", len(ps)-i)
-			return fmt.Errorf("slack: reply cut off with %d pieces unsent: %w", len(ps)-i, err)
+			return errorf("slack: reply cut off with %d pieces unsent: %w", len(ps)-i, err)
 		}
 		params := map[string]any{"channel": channel, "text": angle.Escape(p), "link_names": false, "unfurl_links": false}
 		if thread != "" {
 			params["thread_ts"] = thread
 		}
 		if err := s.call(ctx, s.opts.BotToken, "chat.postMessage", params, nil); err != nil {
-			return fmt.Errorf("slack: post piece %d: %w", i+1, err)
+			return errorf("slack: post piece %d: %w", i+1, err)
 		}
 	}
 	return nil
@@ -137,11 +137,11 @@ func (s *Slack) upload(ctx context.Context, channel, thread string, f bus.Attach
 	}
 	form := url.Values{"filename": {name}, "length": {strconv.Itoa(len(f.Data))}}
 	if err := s.callForm(ctx, s.opts.BotToken, "files.getUploadURLExternal", form, &slot); err != nil {
-		return fmt.Errorf("slack: upload %s: %w", name, err)
+		return errorf("slack: upload %s: %w", name, err)
 	}
 	u, err := url.Parse(slot.UploadURL)
 	if err != nil || u.Scheme != "https" && u.Scheme != "http" || !s.uploadHostOK(u.Hostname()) {
-		return fmt.Errorf("slack: upload %s: Slack answered an upload URL off its own hosts: %q", name, slot.UploadURL)
+		return errorf("slack: upload %s: Slack answered an upload URL off its own hosts: %q", name, slot.UploadURL)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(f.Data))
 	if err != nil {
@@ -150,12 +150,12 @@ func (s *Slack) upload(ctx context.Context, channel, thread string, f bus.Attach
 	req.Header.Set("Content-Type", "application/octet-stream")
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("slack: upload %s: %w", name, err)
+		return errorf("slack: upload %s: %w", name, err)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("slack: upload %s: %s", name, resp.Status)
+		return errorf("slack: upload %s: %s", name, resp.Status)
 	}
 	list, _ := json.Marshal([]map[string]string{{"id": slot.FileID, "title": name}})
 	done := url.Values{"files": {string(list)}, "channel_id": {channel}}
@@ -163,7 +163,7 @@ func (s *Slack) upload(ctx context.Context, channel, thread string, f bus.Attach
 		done.Set("thread_ts", thread)
 	}
 	if err := s.callForm(ctx, s.opts.BotToken, "files.completeUploadExternal", done, nil); err != nil {
-		return fmt.Errorf("slack: share %s: %w", name, err)
+		return errorf("slack: share %s: %w", name, err)
 	}
 	return nil
 }

@@ -43,7 +43,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -149,7 +148,7 @@ func New(opts *Options) (*Slack, error) {
 	}
 	u, err := url.Parse(api)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("slack: API URL %q is not an http(s) URL", api)
+		return nil, errorf("slack: API URL %q is not an http(s) URL", api)
 	}
 	if !strings.HasSuffix(api, "/") {
 		api += "/"
@@ -206,12 +205,12 @@ func (s *Slack) post(ctx context.Context, token, method, contentType, body strin
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := s.http.Do(req)
 		if err != nil {
-			return fmt.Errorf("slack %s: %w", method, err)
+			return errorf("slack %s: %w", method, err)
 		}
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 		resp.Body.Close()
 		if err != nil {
-			return fmt.Errorf("slack %s: %w", method, err)
+			return errorf("slack %s: %w", method, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && attempt < 3 {
 			wait := time.Second
@@ -226,14 +225,14 @@ func (s *Slack) post(ctx context.Context, token, method, contentType, body strin
 			}
 		}
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("slack %s: %s", method, resp.Status)
+			return errorf("slack %s: %s", method, resp.Status)
 		}
 		var env struct {
 			OK    bool   `json:"ok"`
 			Error string `json:"error"`
 		}
 		if err := json.Unmarshal(data, &env); err != nil {
-			return fmt.Errorf("slack %s: unreadable answer: %w", method, err)
+			return errorf("slack %s: unreadable answer: %w", method, err)
 		}
 		if !env.OK {
 			return &apiError{Method: method, Code: env.Error}
@@ -328,7 +327,7 @@ func (s *Slack) connect(ctx context.Context, sink channels.Sink, bo backoff) err
 	}
 	conn, _, err := websocket.DefaultDialer.DialContext(ctx, open.URL, nil)
 	if err != nil {
-		return fmt.Errorf("slack: dial socket: %w", err)
+		return errorf("slack: dial socket: %w", err)
 	}
 	defer conn.Close()
 	// End the read when ctx ends.
@@ -337,7 +336,7 @@ func (s *Slack) connect(ctx context.Context, sink channels.Sink, bo backoff) err
 	for {
 		var env envelope
 		if err := conn.ReadJSON(&env); err != nil {
-			return fmt.Errorf("slack: read socket: %w", err)
+			return errorf("slack: read socket: %w", err)
 		}
 		switch env.Type {
 		case "hello":
@@ -357,7 +356,7 @@ func (s *Slack) connect(ctx context.Context, sink channels.Sink, bo backoff) err
 		}
 		if env.EnvelopeID != "" {
 			if err := conn.WriteJSON(map[string]string{"envelope_id": env.EnvelopeID}); err != nil {
-				return fmt.Errorf("slack: acknowledge: %w", err)
+				return errorf("slack: acknowledge: %w", err)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -24,7 +23,7 @@ func (t *Telegram) EditMessage(ctx context.Context, conversation, id, text strin
 	}
 	msgID, err := strconv.Atoi(id)
 	if err != nil || msgID <= 0 {
-		return fmt.Errorf("telegram: message id %q is not a Telegram message id", id)
+		return errorf("telegram: message id %q is not a Telegram message id", id)
 	}
 	if n := utf8.RuneCountInString(text); n > maxMessage {
 		r := []rune(text)

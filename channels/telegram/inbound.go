@@ -25,12 +25,12 @@ func parseConversation(conv string) (chat int64, thread int, err error) {
 	c, th, hasThread := strings.Cut(conv, ":")
 	chat, err = strconv.ParseInt(c, 10, 64)
 	if err != nil {
-		return 0, 0, fmt.Errorf("telegram: conversation %q is not a chat id", conv)
+		return 0, 0, errorf("telegram: conversation %q is not a chat id", conv)
 	}
 	if hasThread {
 		thread, err = strconv.Atoi(th)
 		if err != nil {
-			return 0, 0, fmt.Errorf("telegram: conversation %q has a bad topic id", conv)
+			return 0, 0, errorf("telegram: conversation %q has a bad topic id", conv)
 		}
 	}
 	return chat, thread, nil

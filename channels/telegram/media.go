@@ -126,7 +126,7 @@ func (t *Telegram) inlineText(ctx context.Context, d *tele.Document, name, text 
 	defer rc.Close()
 	data, err := io.ReadAll(io.LimitReader(rc, maxInlineText+1))
 	if err != nil {
-		return "", nil, "", fmt.Errorf("download %s: %w", name, err)
+		return "", nil, "", errorf("download %s: %w", name, err)
 	}
 	truncated := len(data) > maxInlineText
 	if truncated {
@@ -195,7 +195,7 @@ func (t *Telegram) spool(ctx context.Context, f *tele.File, limit int64, mime, n
 	case errors.Is(err, errTooLarge) || errors.Is(err, channels.ErrTooLarge):
 		return channels.Attachment{}, fmt.Sprintf("%s is larger than it claimed and over the %s limit, so I refused it.", name, size(limit)), nil
 	case err != nil:
-		return channels.Attachment{}, "", fmt.Errorf("download %s: %w", name, err)
+		return channels.Attachment{}, "", errorf("download %s: %w", name, err)
 	}
 	return att, "", nil
 }
@@ -216,7 +216,7 @@ func (t *Telegram) fetch(ctx context.Context, f *tele.File, limit int64) (io.Rea
 		if errorCode(err) != 0 {
 			return nil, "I couldn't fetch that file from Telegram (" + t.scrub(err) + ").", nil
 		}
-		return nil, "", fmt.Errorf("getFile: %s", t.scrub(err))
+		return nil, "", errorf("getFile: %s", t.scrub(err))
 	}
 	if limit >= 0 && info.FileSize > limit {
 		return nil, fmt.Sprintf("That file is %s; the limit is %s.", size(info.FileSize), size(limit)), nil
@@ -228,12 +228,12 @@ func (t *Telegram) fetch(ctx context.Context, f *tele.File, limit int64) (io.Rea
 	client := &http.Client{Timeout: t.opts.HTTPTimeout}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, "", fmt.Errorf("download: %s", t.scrub(err))
+		return nil, "", errorf("download: %s", t.scrub(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		if resp.StatusCode >= 500 {
-			return nil, "", fmt.Errorf("download: %s", resp.Status)
+			return nil, "", errorf("download: %s", resp.Status)
 		}
 		return nil, "I couldn't fetch that file from Telegram (" + resp.Status + ").", nil
 	}

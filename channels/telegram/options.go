@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -73,16 +72,16 @@ func ValidateAPIURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("telegram: Options.APIURL %q is not a URL: %v", raw, err)
+		return errorf("telegram: Options.APIURL %q is not a URL: %v", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("telegram: Options.APIURL %q must start with http:// or https://", raw)
+		return errorf("telegram: Options.APIURL %q must start with http:// or https://", raw)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("telegram: Options.APIURL %q has no host", raw)
+		return errorf("telegram: Options.APIURL %q has no host", raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("telegram: Options.APIURL %q must be a plain base URL (no credentials, query or fragment)", raw)
+		return errorf("telegram: Options.APIURL %q must be a plain base URL (no credentials, query or fragment)", raw)
 	}
 	return nil
 }

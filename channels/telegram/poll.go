@@ -291,7 +291,7 @@ func (t *Telegram) callJSON(ctx context.Context, method, url string, body []byte
 		if resp.StatusCode != http.StatusOK {
 			return &apiError{Code: resp.StatusCode, Description: http.StatusText(resp.StatusCode)}
 		}
-		return fmt.Errorf("telegram %s: unreadable response", method)
+		return errorf("telegram %s: unreadable response", method)
 	}
 	if !env.OK {
 		return &apiError{Code: env.Code, Description: env.Description, RetryAfter: env.Parameters.RetryAfter}
@@ -300,7 +300,7 @@ func (t *Telegram) callJSON(ctx context.Context, method, url string, body []byte
 		return nil
 	}
 	if err := json.Unmarshal(env.Result, result); err != nil {
-		return fmt.Errorf("telegram %s: %w", method, err)
+		return errorf("telegram %s: %w", method, err)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func (t *Telegram) Send(ctx context.Context, conversation string, msg channels.O
 	for _, f := range msg.Files {
 		if ctx.Err() != nil {
 			t.log.Warn("reply cut off by shutdown: a file was not sent", "chat", chat, "file", f.Name)
-			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
+			errs = append(errs, errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
 			continue
 		}
 		if err := t.sendFile(ctx, chat, thread, replyTo, f, caption); err != nil {
@@ -119,7 +119,7 @@ func (t *Telegram) cutOff(chat int64, unsent []string, err error) error {
 	}
 	t.log.Warn("reply cut off by shutdown; the whole answer is in the session",
 		"chat", chat, "pieces_unsent", len(unsent), "chars_unsent", chars)
-	return fmt.Errorf("telegram: reply cut off with %d pieces unsent: %w", len(unsent), err)
+	return errorf("telegram: reply cut off with %d pieces unsent: %w", len(unsent), err)
 }
 
 // pieces splits text for sending. Chunk counts runes; Telegram counts
@@ -158,7 +158,7 @@ func (t *Telegram) sendText(ctx context.Context, chat int64, thread, replyTo int
 			if ctx.Err() != nil {
 				return sent, t.cutOff(chat, ps[i:], ctx.Err())
 			}
-			return sent, fmt.Errorf("telegram: send piece %d of %d: %s", i+1, len(ps), t.scrub(err))
+			return sent, errorf("telegram: send piece %d of %d: %s", i+1, len(ps), t.scrub(err))
 		}
 		sent = append(sent, m)
 		open = fenceAfter(p, open)
@@ -227,7 +227,7 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 			note = caption + "\n\n" + note
 		}
 		_, err := t.sendText(ctx, chat, thread, replyTo, note, nil)
-		return errors.Join(fmt.Errorf("telegram: %s is %s, over the %s attachment limit", f.Name, size(n), size(t.limits.File)), err)
+		return errors.Join(errorf("telegram: %s is %s, over the %s attachment limit", f.Name, size(n), size(t.limits.File)), err)
 	}
 	head := f.Data[:min(len(f.Data), 512)]
 	ct := http.DetectContentType(head)
@@ -264,7 +264,7 @@ func (t *Telegram) sendFile(ctx context.Context, chat int64, thread, replyTo int
 // a freshly built payload: a consumed reader would upload nothing.
 func (t *Telegram) upload(ctx context.Context, chat int64, name string, opts *tele.SendOptions, build func() tele.Sendable) error {
 	if err := t.pace(ctx, chat); err != nil {
-		return fmt.Errorf("telegram: send %s: %w", name, err)
+		return errorf("telegram: send %s: %w", name, err)
 	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -275,7 +275,7 @@ func (t *Telegram) upload(ctx context.Context, chat int64, name string, opts *te
 		t.log.Debug("upload failed; retrying once", "file", name, "err", t.scrub(err))
 	}
 	if err != nil {
-		return fmt.Errorf("telegram: send %s: %s", name, t.scrub(err))
+		return errorf("telegram: send %s: %s", name, t.scrub(err))
 	}
 	return nil
 }
@@ -286,7 +286,7 @@ func (t *Telegram) upload(ctx context.Context, chat int64, name string, opts *te
 func (t *Telegram) sendMedia(chat int64, what tele.Sendable, opts *tele.SendOptions) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the Bot API answered an upload with an unexpected message: %v", r)
+			err = errorf("the Bot API answered an upload with an unexpected message: %v", r)
 		}
 	}()
 	_, err = t.bot.Send(tele.ChatID(chat), what, opts)
@@ -301,14 +301,14 @@ func (t *Telegram) sendVoice(ctx context.Context, chat int64, thread, replyTo in
 	}
 	resolved, err := channels.ResolveSpoolID(t.opts.SpoolDir, filepath.Base(path))
 	if err != nil || filepath.Clean(path) != resolved {
-		return fmt.Errorf("telegram: voice reply %q is not a file of the media spool", path)
+		return errorf("telegram: voice reply %q is not a file of the media spool", path)
 	}
 	data, err := os.ReadFile(resolved)
 	if err != nil {
-		return fmt.Errorf("telegram: voice reply: %w", err)
+		return errorf("telegram: voice reply: %w", err)
 	}
 	if int64(len(data)) > t.limits.File {
-		return fmt.Errorf("telegram: voice reply is %s, over the %s limit", size(int64(len(data))), size(t.limits.File))
+		return errorf("telegram: voice reply is %s, over the %s limit", size(int64(len(data))), size(t.limits.File))
 	}
 	opts := &tele.SendOptions{ThreadID: thread, AllowWithoutReply: true}
 	if replyTo != 0 {

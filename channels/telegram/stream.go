@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -320,7 +319,7 @@ func (s *Stream) Finish(ctx context.Context, text string) error {
 	for _, f := range reply.Files {
 		if ctx.Err() != nil {
 			s.t.log.Warn("reply cut off by shutdown: a file was not sent", "chat", s.chat, "file", f.Name)
-			errs = append(errs, fmt.Errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
+			errs = append(errs, errorf("telegram: %s not sent: %w", f.Name, ctx.Err()))
 			continue
 		}
 		if err := s.t.sendFile(ctx, s.chat, s.thread, 0, f, ""); err != nil {

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -104,7 +103,7 @@ func New(opts *Options) (*Telegram, error) {
 		OnError: func(error, tele.Context) {},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("telegram: %w", err)
+		return nil, errorf("telegram: %w", err)
 	}
 	t := &Telegram{
 		opts:       o,

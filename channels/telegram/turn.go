@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -116,15 +115,15 @@ func validCommand(name string) bool {
 func (t *Telegram) SetCommands(ctx context.Context, menu []channels.Command) error {
 	for i, c := range menu {
 		if !validCommand(c.Name) {
-			return fmt.Errorf("telegram: command %d %q must be 1-32 lowercase letters, digits or underscores", i, c.Name)
+			return errorf("telegram: command %d %q must be 1-32 lowercase letters, digits or underscores", i, c.Name)
 		}
 		if strings.TrimSpace(c.Description) == "" {
-			return fmt.Errorf("telegram: command %q needs a description", c.Name)
+			return errorf("telegram: command %q needs a description", c.Name)
 		}
 	}
 	body := setMyCommandsBody(menu)
 	if err := t.call(ctx, func() error { _, err := t.bot.Raw("setMyCommands", body); return err }); err != nil {
-		return fmt.Errorf("telegram: setMyCommands: %s", t.scrub(err))
+		return errorf("telegram: setMyCommands: %s", t.scrub(err))
 	}
 	return nil
 }

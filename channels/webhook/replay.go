@@ -72,7 +72,7 @@ func newReplayGuard(o *Options, log *slog.Logger) (*replayGuard, error) {
 		return g, nil
 	}
 	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("webhook state directory %s: %w", o.StateDir, err)
+		return nil, errorf("webhook state directory %s: %w", o.StateDir, err)
 	}
 	g.path = filepath.Join(o.StateDir, ReplayFile)
 	data, err := os.ReadFile(g.path)
@@ -80,7 +80,7 @@ func newReplayGuard(o *Options, log *slog.Logger) (*replayGuard, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return g, nil
 	case err != nil:
-		return nil, fmt.Errorf("webhook replay window %s: %w", g.path, err)
+		return nil, errorf("webhook replay window %s: %w", g.path, err)
 	}
 	var doc replayDoc
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != 1 {

@@ -145,16 +145,16 @@ func New(opts *Options) (*Receiver, error) {
 		rt := o.Routes[i]
 		key := fmt.Sprintf("webhook: Options.Routes[%d]", i)
 		if rt.Name == "" {
-			return nil, fmt.Errorf("%s.Name is empty: name the route", key)
+			return nil, errorf("%s.Name is empty: name the route", key)
 		}
 		if !strings.HasPrefix(rt.Path, "/") {
-			return nil, fmt.Errorf("%s.Path %q must start with /", key, rt.Path)
+			return nil, errorf("%s.Path %q must start with /", key, rt.Path)
 		}
 		if rt.Secret == "" {
-			return nil, fmt.Errorf("%s (%s) has no Secret: set it to the GitHub webhook secret", key, rt.Name)
+			return nil, errorf("%s (%s) has no Secret: set it to the GitHub webhook secret", key, rt.Name)
 		}
 		if _, dup := r.routes[rt.Path]; dup {
-			return nil, fmt.Errorf("%s.Path %q is used by another route", key, rt.Path)
+			return nil, errorf("%s.Path %q is used by another route", key, rt.Path)
 		}
 		r.routes[rt.Path] = &rt
 	}
@@ -193,7 +193,7 @@ func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 	}
 	l, err := net.Listen("tcp", r.opts.Addr)
 	if err != nil {
-		return fmt.Errorf("%w %q (Options.Addr): %w", ErrListen, r.opts.Addr, err)
+		return errorf("%w %q (Options.Addr): %w", ErrListen, r.opts.Addr, err)
 	}
 	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	r.log.Info("listening for webhook deliveries", "addr", l.Addr().String())
@@ -211,7 +211,7 @@ func (r *Receiver) Start(ctx context.Context, sink channels.Sink) error {
 		<-errc
 		return ctx.Err()
 	case err := <-errc:
-		return fmt.Errorf("webhook server: %w", err)
+		return errorf("webhook server: %w", err)
 	}
 }
 
