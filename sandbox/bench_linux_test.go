@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkConfinedTrue is the cost of one confined call: /bin/true run
@@ -123,5 +124,47 @@ func forgetUsernses() {
 	for o, f := range usernses.m {
 		f.Close()
 		delete(usernses.m, o)
+	}
+}
+
+// BenchmarkStartTrue is the cost of one confined call through
+// Sandbox.Start: /bin/true from Start to the end of Wait, with no helper
+// started ahead ("cold") and with one prestarted and ready ("prestarted",
+// the wait for it to be ready outside the timer).
+func BenchmarkStartTrue(b *testing.B) {
+	if r := Probe(); !r.Available {
+		b.Skipf("no sandbox here: %s", r.Reason)
+	}
+	sb, err := New(&Policy{Workspace: b.TempDir()}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := ChildEnv(os.Environ(), nil)
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		if warm {
+			name = "prestarted"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if warm {
+					b.StopTimer()
+					sb.Prestart()
+					sb.plat.warm.mu.Lock()
+					w := sb.plat.warm.next
+					sb.plat.warm.mu.Unlock()
+					<-w.ready
+					time.Sleep(20 * time.Millisecond) // its Go runtime's start
+					b.StartTimer()
+				}
+				p, err := sb.Start(context.Background(), &Cmd{Dir: sb.Policy().Workspace, Args: []string{"/bin/true"}, Env: env})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if code, err := p.Wait(); code != 0 || err != nil {
+					b.Fatal(code, err)
+				}
+			}
+		})
 	}
 }

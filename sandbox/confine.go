@@ -103,8 +103,9 @@ type Options struct {
 	ProbeCache string
 }
 
-// Sandbox starts commands confined to a [Policy]. It is immutable and safe
-// for concurrent use.
+// Sandbox starts commands confined to a [Policy]. Its policy never
+// changes; the one thing it keeps is a helper started ahead of a command
+// ([Sandbox.Prestart]). It is safe for concurrent use.
 type Sandbox struct {
 	policy     Policy
 	helper     string

@@ -20,20 +20,11 @@ import (
 )
 
 // hostID is the host uid and gid a confined command runs as when the
-// calling process is root: 2^31-2^16, far above the ids distributions
-// hand out (system and user ids, and the subordinate ranges of
-// /etc/subuid that start at 100000) and below the 2^32-1 that means "no
-// id". Inside its user namespace the command is uid 0 with every
-// capability dropped; on the host it owns nothing, so root's 0600 files
-// and /etc/shadow stay closed to it.
-const hostID = 1<<31 - 1<<16
+// calling process is root (see [confine.HostID]).
+const hostID = confine.HostID
 
 // linuxMechanism is [Report.Mechanism] on Linux.
 const linuxMechanism = "namespaces+seccomp+landlock"
-
-// cloneFlags are the namespaces every confined command gets.
-const cloneFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
-	syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
 
 // Probe reports each layer of the Linux sandbox: user, mount, PID,
 // network, IPC and UTS namespaces (tried by starting a process in them),
@@ -73,20 +64,7 @@ func Probe() Report {
 
 // childAttr returns the process attributes of the helper: fresh
 // namespaces, the id mapping, and death with its parent.
-func childAttr() *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Cloneflags: cloneFlags, Pdeathsig: syscall.SIGKILL}
-	uid, gid := os.Getuid(), os.Getgid()
-	if os.Geteuid() == 0 {
-		uid, gid = hostID, hostID
-		// Root's supplementary groups would still open group-readable
-		// files; setgroups is allowed because the parent is privileged.
-		a.GidMappingsEnableSetgroups = true
-		a.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
-	}
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
-	return a
-}
+func childAttr() *syscall.SysProcAttr { return confine.ChildAttr() }
 
 func probeNamespaces() Layer {
 	const what = "user, mount, PID, network, IPC and UTS namespaces"
@@ -141,6 +119,8 @@ type platformState struct {
 	// handed to every helper in its spec.
 	bpf []byte
 	err error
+	// warm is the helper started ahead of the next command.
+	warm warmState
 }
 
 // prepare does nothing that costs: what commands need is made by
@@ -183,67 +163,9 @@ func (s *Sandbox) mounts() []confine.Mount {
 }
 
 func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, func(), error) {
-	var files []*os.File
-	var stops []func()
-	cleanup := func() {
-		// files[0], the helper, is the sandbox's and stays open.
-		for _, f := range files[min(1, len(files)):] {
-			f.Close()
-		}
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	// The helper runs as an id that may not search the directories on
-	// the way to the program (/root, a 0700 build directory), so it is
-	// executed through a descriptor opened here, once per sandbox.
-	exe, err := s.openHelper()
+	spec, env, files, cleanup, err := s.prepareCommand(dir, env)
 	if err != nil {
 		return nil, nil, err
-	}
-	files = append(files, exe)
-	bpf, err := s.filter()
-	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
-	}
-	spec := confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
-	for _, m := range s.mounts() {
-		if s.plat.root {
-			f, err := s.idmapped(m.Path, m.RO)
-			if err != nil {
-				cleanup()
-				return nil, nil, fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
-			}
-			files = append(files, f)
-			m.FD = 2 + len(files)
-		}
-		spec.Mounts = append(spec.Mounts, m)
-		if m.RO {
-			spec.RO = append(spec.RO, m.Path)
-		} else {
-			spec.RW = append(spec.RW, m.Path)
-		}
-	}
-	spec.RW = append(spec.RW, "/tmp", "/dev/shm")
-	spec.RO = append(append(spec.RO, confine.SystemDirs...), "/proc", "/dev")
-
-	cache := "/tmp/cache"
-	if s.policy.CacheDir != "" {
-		cache = s.policy.CacheDir
-	}
-	env = setEnv(env, append(cacheEnv(cache), "TMPDIR=/tmp")...)
-	if home := envValue(env, "HOME"); home == "" || !s.visible(home) {
-		env = setEnv(env, "HOME=/tmp")
-	}
-	if spec.Network {
-		child, stop, err := startProxy(s.proxyAllow)
-		if err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("sandbox: network proxy: %w", err)
-		}
-		stops = append(stops, stop)
-		files = append(files, child)
-		spec.ProxyFD = 2 + len(files)
 	}
 	// The helper runs with GOMAXPROCS=1 of its own, first in its
 	// environment; the command's own value, if any, goes in the spec, or
@@ -270,6 +192,78 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = childAttr()
 	return cmd, cleanup, nil
+}
+
+// prepareCommand makes what a command in dir needs beyond its helper:
+// the spec, the command's environment, and the descriptors the spec
+// names, files[i] being descriptor 3+i (files[0] is the helper's
+// executable, which stays open with the sandbox). cleanup releases the
+// rest, and the network proxy, once the command is done.
+func (s *Sandbox) prepareCommand(dir string, env []string) (spec *confine.Spec, _ []string, files []*os.File, cleanup func(), err error) {
+	var stops []func()
+	cleanup = func() {
+		// files[0], the helper, is the sandbox's and stays open.
+		for _, f := range files[min(1, len(files)):] {
+			f.Close()
+		}
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	fail := func(err error) (*confine.Spec, []string, []*os.File, func(), error) {
+		cleanup()
+		return nil, nil, nil, nil, err
+	}
+	// The helper runs as an id that may not search the directories on
+	// the way to the program (/root, a 0700 build directory), so it is
+	// executed through a descriptor opened here, once per sandbox.
+	exe, err := s.openHelper()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	files = append(files, exe)
+	bpf, err := s.filter()
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	spec = &confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
+	for _, m := range s.mounts() {
+		if s.plat.root {
+			f, err := s.idmapped(m.Path, m.RO)
+			if err != nil {
+				return fail(fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err))
+			}
+			files = append(files, f)
+			m.FD = 2 + len(files)
+		}
+		spec.Mounts = append(spec.Mounts, m)
+		if m.RO {
+			spec.RO = append(spec.RO, m.Path)
+		} else {
+			spec.RW = append(spec.RW, m.Path)
+		}
+	}
+	spec.RW = append(spec.RW, "/tmp", "/dev/shm")
+	spec.RO = append(append(spec.RO, confine.SystemDirs...), "/proc", "/dev")
+
+	cache := "/tmp/cache"
+	if s.policy.CacheDir != "" {
+		cache = s.policy.CacheDir
+	}
+	env = setEnv(env, append(cacheEnv(cache), "TMPDIR=/tmp")...)
+	if home := envValue(env, "HOME"); home == "" || !s.visible(home) {
+		env = setEnv(env, "HOME=/tmp")
+	}
+	if spec.Network {
+		child, stop, err := startProxy(s.proxyAllow)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox: network proxy: %w", err))
+		}
+		stops = append(stops, stop)
+		files = append(files, child)
+		spec.ProxyFD = 2 + len(files)
+	}
+	return spec, env, files, cleanup, nil
 }
 
 // visible reports whether path lies in a directory the command sees.

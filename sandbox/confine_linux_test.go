@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,15 +29,11 @@ func runConfined(t *testing.T, sb *Sandbox, dir, script string) (string, error) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd, cleanup, err := sb.Command(ctx, dir, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
-	if err != nil {
-		t.Fatal(err)
+	out, code, err := runCmd(t, ctx, sb, dir, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d", code)
 	}
-	defer cleanup()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	return out.String(), err
+	return out, err
 }
 
 func TestLandlockConfinesFilesAndNetwork(t *testing.T) {

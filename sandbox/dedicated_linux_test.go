@@ -188,17 +188,11 @@ func TestCorpusThroughDedicatedHelper(t *testing.T) {
 // its combined output and exit code.
 func runIn(t *testing.T, sb *Sandbox, script string) (string, int) {
 	t.Helper()
-	cmd, cleanup, err := sb.Command(context.Background(), sb.Policy().Workspace, []string{"/bin/sh", "-c", script}, ChildEnv(os.Environ(), nil))
+	out, code, err := runCmd(t, context.Background(), sb, sb.Policy().Workspace, []string{"/bin/sh", "-c", script}, ChildEnv(os.Environ(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cleanup()
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return string(out), cmd.ProcessState.ExitCode()
+	return out, code
 }
 
 // TestHelperForwardsSignals: a signal sent to the helper reaches the

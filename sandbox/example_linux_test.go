@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -48,4 +49,37 @@ func ExampleSandbox_Command() {
 	// Output:
 	// hello from the workspace
 	// writing outside: refused
+}
+
+// A program that runs one command after another (a chat agent's shell)
+// keeps a helper started ahead with Prestart, and runs each command
+// through Start, whose output comes combined; Close stops the helper
+// still waiting. Each command still gets namespaces of its own.
+func ExampleSandbox_Start() {
+	ws, _ := os.MkdirTemp("", "ws")
+	defer os.RemoveAll(ws)
+	sb, err := sandbox.New(&sandbox.Policy{Workspace: ws}, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer sb.Close()
+	env := sandbox.ChildEnv(os.Environ(), nil)
+	sb.Prestart()
+	for _, line := range []string{"echo first > f && cat f", "cat f /proc/sys/kernel/hostname; exit 3"} {
+		var out bytes.Buffer
+		p, err := sb.Start(context.Background(), &sandbox.Cmd{Dir: ws, Args: []string{"/bin/sh", "-c", line}, Env: env, Output: &out})
+		if err != nil {
+			panic(err)
+		}
+		code, err := p.Wait()
+		if err != nil {
+			panic(err)
+		}
+		sb.Prestart() // for the next command
+		fmt.Printf("exit %d: %s", code, out.String())
+	}
+	// Output:
+	// exit 0: first
+	// exit 3: first
+	// sandbox
 }

@@ -157,23 +157,11 @@ func (b *box) shCtx(ctx context.Context, script string) (string, int) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd, cleanup, err := b.sb.Command(ctx, b.ws, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
+	out, code, err := runCmd(b.t, ctx, b.sb, b.ws, []string{"/bin/bash", "-c", script}, ChildEnv(os.Environ(), nil))
 	if err != nil {
-		b.t.Fatal(err)
+		return out + err.Error(), -1
 	}
-	defer cleanup()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return out.String(), 0
-	case errors.As(err, &ee) && ee.Exited():
-		return out.String(), ee.ExitCode()
-	}
-	return out.String() + err.Error(), -1
+	return out, code
 }
 
 // probeOp runs the probe binary confined.

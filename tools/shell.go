@@ -85,6 +85,13 @@ type ShellOptions struct {
 	EnvAllow []string
 	// Shell is the shell that runs command lines; empty means /bin/sh.
 	Shell string
+	// Prestart keeps a sandbox helper started ahead of the next command
+	// ([sandbox.Sandbox.Prestart]): one from NewShell, and another as
+	// each command ends, so a command does not wait for its helper to
+	// start. It suits a long-lived process, which keeps one helper
+	// waiting, blocked, until its command comes; [Shell.Close] stops it.
+	// It matters only with Sandbox set.
+	Prestart bool
 }
 
 // Shell is the shell tool. It is safe for concurrent use.
@@ -131,6 +138,9 @@ func NewShell(opts *ShellOptions) (*Shell, error) {
 		if scr, err = sandbox.NewScreener(&sandbox.ScreenOptions{Mode: mode, Workspace: c.root}); err != nil {
 			return nil, fmt.Errorf("tools: shell: %w", err)
 		}
+	}
+	if o.Sandbox != nil && o.Prestart {
+		o.Sandbox.Prestart()
 	}
 	return &Shell{c: c, opts: o, screen: scr, jobs: map[string]*shellJob{}}, nil
 }
@@ -258,18 +268,21 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (string, error
 func (s *Shell) run(ctx context.Context, command, dir string, out *cappedBuffer) (int, error) {
 	argv := []string{s.opts.Shell, "-c", command}
 	env := sandbox.ChildEnv(s.opts.Environ(), &sandbox.EnvOptions{Allow: s.opts.EnvAllow})
-	var cmd *exec.Cmd
-	if s.opts.Sandbox != nil {
-		c, cleanup, err := s.opts.Sandbox.Command(ctx, dir, argv, env)
+	if sb := s.opts.Sandbox; sb != nil {
+		// The helper runs the command in a session of its own, and
+		// killing it, when ctx ends, kills everything the command started.
+		p, err := sb.Start(ctx, &sandbox.Cmd{Dir: dir, Args: argv, Env: env, Output: out})
 		if err != nil {
-			return 0, err
+			return -1, err
 		}
-		defer cleanup()
-		cmd = c
-	} else {
-		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = dir, env
+		code, err := p.Wait()
+		if s.opts.Prestart {
+			sb.Prestart()
+		}
+		return code, err
 	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = out, out
 	killGroupOnCancel(cmd)
@@ -456,8 +469,13 @@ func (s *Shell) WaitJobs(ctx context.Context) error {
 
 // Close kills every background job still running and waits for them to be
 // reaped. Jobs run in their own process group, so without it a job would
-// outlive the program that started it. Close is safe to call more than once.
+// outlive the program that started it. With [ShellOptions.Prestart] set it
+// also closes the sandbox, stopping the helper waiting for a next
+// command. Close is safe to call more than once.
 func (s *Shell) Close() error {
+	if s.opts.Sandbox != nil && s.opts.Prestart {
+		s.opts.Sandbox.Close()
+	}
 	s.mu.Lock()
 	s.closed = true
 	var jobs []*shellJob

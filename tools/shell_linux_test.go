@@ -20,12 +20,20 @@ import (
 
 // TestShellSandboxLeavesNothing is issue 18's persistence family through
 // the shell tool: a background job, a setsid double fork, an async job's
-// grandchild and a timed-out command all die with their call.
+// grandchild and a timed-out command all die with their call, with each
+// command's helper started when it runs and started ahead of it
+// (ShellOptions.Prestart).
 func TestShellSandboxLeavesNothing(t *testing.T) {
 	rep := sandbox.Probe()
 	if !rep.Available || rep.Platform != "linux" {
 		t.Skipf("no Linux sandbox on this system: %s", rep.Reason)
 	}
+	for _, prestart := range []bool{false, true} {
+		t.Run(fmt.Sprint("prestart=", prestart), func(t *testing.T) { shellLeavesNothing(t, prestart) })
+	}
+}
+
+func shellLeavesNothing(t *testing.T, prestart bool) {
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +42,7 @@ func TestShellSandboxLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := newShellT(t, ShellOptions{Workspace: ws, Sandbox: sb})
+	s, _ := newShellT(t, ShellOptions{Workspace: ws, Sandbox: sb, Prestart: prestart})
 	defer s.Close()
 	// alive lists the host's processes whose command line holds marker.
 	alive := func(marker string) []string {
@@ -69,14 +77,17 @@ func TestShellSandboxLeavesNothing(t *testing.T) {
 		extra     []string
 	}{
 		{"background", "sleep 97%d & echo started", nil},
-		{"setsid double fork", "setsid sh -c '(sleep 97%d &)' </dev/null >/dev/null 2>&1; echo started", nil},
+		{"setsid double fork", "(setsid sleep 97%d &) </dev/null >/dev/null 2>&1; echo started", nil},
 		{"timed out", "sleep 97%d & sleep 97%[1]d", []string{`"timeout_seconds":1`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			marker := fmt.Sprintf("sleep 97%d", n*10+int64(i))
 			cmd := fmt.Sprintf(tt.cmd, n*10+int64(i))
 			start := time.Now()
-			s.Execute(context.Background(), shellArgsJSON(cmd, tt.extra...))
+			out, err := s.Execute(context.Background(), shellArgsJSON(cmd, tt.extra...))
+			if tt.extra == nil && (err != nil || !strings.Contains(out, "started")) {
+				t.Fatalf("got %q, %v; want the command's output", out, err)
+			}
 			if time.Since(start) > 10*time.Second {
 				t.Fatalf("the call took %v", time.Since(start))
 			}

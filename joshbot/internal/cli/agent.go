@@ -89,7 +89,11 @@ func newAgentCommand(f *cmdutil.Factory, runF func(context.Context, *agentOption
 
 // runAgent loads the runtime and runs one turn or a conversation.
 func runAgent(ctx context.Context, opts *agentOptions) error {
-	ro := &runtime.Options{}
+	// A conversation keeps its confined shell's next helper started
+	// ahead. One turn does not: most turns run no command, and starting a
+	// helper for nothing cost a one-shot turn more than it saved one that
+	// ran a command (sandbox/CHANGELOG.md).
+	ro := &runtime.Options{Prestart: !opts.OneShot}
 	if opts.OneShot {
 		// oneShot catches Ctrl-C; its registration, a round trip to the
 		// runtime's signal thread, runs while the runtime loads.

@@ -57,7 +57,7 @@ func newGatewayCommand(f *cmdutil.Factory, runF func(context.Context, *gatewayOp
 // channel shows a status line while a turn works) and runs the gateway
 // over it until ctx ends.
 func runGateway(ctx context.Context, opts *gatewayOptions) error {
-	rt, err := opts.LoadRuntime(ctx, opts.Profile, &runtime.Options{WrapTools: runtime.ProgressTools})
+	rt, err := opts.LoadRuntime(ctx, opts.Profile, &runtime.Options{WrapTools: runtime.ProgressTools, Prestart: true})
 	if err != nil {
 		return err
 	}

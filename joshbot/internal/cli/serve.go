@@ -46,7 +46,7 @@ func newServeCommand(f *cmdutil.Factory, runF func(context.Context, *serveOption
 // runServe loads a runtime whose tools report progress, and serves
 // the API over it until stopped.
 func runServe(ctx context.Context, opts *serveOptions) error {
-	rt, err := opts.LoadRuntime(ctx, "", &runtime.Options{WrapTools: runtime.ProgressTools})
+	rt, err := opts.LoadRuntime(ctx, "", &runtime.Options{WrapTools: runtime.ProgressTools, Prestart: true})
 	if err != nil {
 		return err
 	}

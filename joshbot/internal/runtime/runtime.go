@@ -48,6 +48,10 @@ type Options struct {
 	// so conversations learn from one another's failures; nil makes a new
 	// one.
 	Health *providers.Health
+	// Prestart has the agent's confined shell keep a sandbox helper
+	// started ahead of its next command (tools.ShellOptions.Prestart): for
+	// a long-lived process.
+	Prestart bool
 	// NewSandbox builds the shell's sandbox; nil is sandbox.New. Tests
 	// use it to play a system without a sandbox.
 	NewSandbox func(*sandbox.Policy, *sandbox.Options) (*sandbox.Sandbox, error)

@@ -125,6 +125,7 @@ func (o *Options) newShell(cfg *config.Config, home, realDir string, approval to
 		Approval:  approval,
 		Timeout:   tc.ShellTimeout.Std(),
 		EnvAllow:  tc.ShellEnv,
+		Prestart:  o.Prestart,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shell tool: %w", err)

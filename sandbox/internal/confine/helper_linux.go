@@ -41,6 +41,64 @@ type Mount struct {
 	FD int `json:"fd,omitempty"`
 }
 
+// HostID is the host uid and gid a confined command runs as when the
+// calling process is root: 2^31-2^16, far above the ids distributions
+// hand out (system and user ids, and the subordinate ranges of
+// /etc/subuid that start at 100000) and below the 2^32-1 that means "no
+// id". Inside its user namespace the command is uid 0 with every
+// capability dropped; on the host it owns nothing, so root's 0600 files
+// and /etc/shadow stay closed to it.
+const HostID = 1<<31 - 1<<16
+
+// CloneFlags are the namespaces every confined command gets.
+const CloneFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+	syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
+
+// ChildAttr returns the process attributes of a helper: fresh
+// namespaces, the id mapping (uid and gid 0 inside are this process's
+// own ids, or [HostID] when it is root), and death with its parent.
+func ChildAttr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Cloneflags: CloneFlags, Pdeathsig: syscall.SIGKILL}
+	uid, gid := os.Getuid(), os.Getgid()
+	if os.Geteuid() == 0 {
+		uid, gid = HostID, HostID
+		// Root's supplementary groups would still open group-readable
+		// files; setgroups is allowed because the parent is privileged.
+		a.GidMappingsEnableSetgroups = true
+		a.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+	}
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+	return a
+}
+
+// WarmArg, as argv[2] after [Arg], starts a helper ahead of its command:
+// it waits for a [Request] on descriptor [WarmFD], a stream socket.
+const WarmArg = "--await-request"
+
+// WarmFD is the socket a helper started with [WarmArg] reads its
+// [Request] from.
+const WarmFD = 4
+
+// MaxFDs is the most descriptors a [Request] may carry.
+const MaxFDs = 64
+
+// MaxRequest is the largest [Request], in bytes, a helper reads.
+const MaxRequest = 16 << 20
+
+// Request is what the parent sends a helper started ahead of its
+// command: a 4-byte length in this machine's byte order, carrying the
+// descriptors the spec names as SCM_RIGHTS, then that many bytes of
+// this as JSON. The spec numbers them as a helper started with them
+// would have them ([Mount.FD], [Spec.ProxyFD]): the first sent is 4, 3
+// being the helper's own executable. The command's standard streams are
+// the helper's own.
+type Request struct {
+	Spec Spec     `json:"spec"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+}
+
 // Spec is what the parent tells the helper, as JSON in argv[2]. It
 // carries paths, flags and descriptor numbers, never anything secret.
 type Spec struct {
@@ -96,6 +154,25 @@ func RunIfRequested() {
 }
 
 func runHelper(args []string) (int, error) {
+	if len(args) == 1 && args[0] == WarmArg {
+		if err := hello(WarmFD); err != nil {
+			return 0, err
+		}
+		// What needs no spec is done while the parent prepares it.
+		ns, err := setupNamespaces()
+		if err != nil {
+			return 0, err
+		}
+		spec, argv, env, err := receive(WarmFD)
+		if err != nil {
+			return 0, err
+		}
+		code, err := runConfined(ns, spec, argv, env)
+		if err == nil {
+			report(WarmFD, code)
+		}
+		return code, err
+	}
 	if len(args) < 3 || args[1] != "--" {
 		return 0, errors.New("helper started with malformed arguments")
 	}
@@ -109,36 +186,161 @@ func runHelper(args []string) (int, error) {
 		return 0, errors.New("helper started with malformed arguments: fewer environment entries than its own")
 	}
 	env = append(env[spec.HelperEnv:], spec.Env...)
-	// Nothing the parent passed (the helper's own executable, the proxy's
-	// socket) may reach the command.
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return 0, fmt.Errorf("close_range: %w", err)
+	ns, err := setupNamespaces()
+	if err != nil {
+		return 0, err
 	}
+	return runConfined(ns, &spec, argv, env)
+}
+
+// report tells the parent, on the socket fd, the command's status: 4
+// bytes in this machine's byte order, once its output is all written and
+// this process's standard streams closed. The parent's wait then ends
+// without waiting for this process's exit, in which the kernel takes
+// down the namespaces, a millisecond or so.
+func report(fd, code int) {
+	unix.Close(1)
+	unix.Close(2)
+	var b [4]byte
+	binary.NativeEndian.PutUint32(b[:], uint32(code))
+	Sendmsg(fd, b[:], nil)
+}
+
+// namespaces is what [setupNamespaces] made.
+type namespaces struct {
+	sigs     chan os.Signal
+	notified chan struct{} // closed once sigs is notified
+}
+
+// setupNamespaces does in the helper's namespaces what no spec changes:
+// it checks the helper is the first process of its PID namespace, names
+// the host, brings up loopback, and starts taking the signals it
+// forwards to the command.
+func setupNamespaces() (*namespaces, error) {
 	if os.Getpid() != 1 {
-		return 0, errors.New("the helper is not the first process of a new PID namespace")
+		return nil, errors.New("the helper is not the first process of a new PID namespace")
 	}
 	// The first signal.Notify starts the runtime's signal thread and
 	// waits for it, some hundreds of microseconds on a busy machine; it
 	// does so while the root is built. A signal that arrives before the
 	// command starts is forwarded as soon as it has.
-	sigs := make(chan os.Signal, 8)
-	notified := make(chan struct{})
+	ns := &namespaces{sigs: make(chan os.Signal, 8), notified: make(chan struct{})}
 	go func() {
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
-		close(notified)
+		signal.Notify(ns.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+		close(ns.notified)
 	}()
+	if err := unix.Sethostname([]byte("sandbox")); err != nil {
+		return nil, fmt.Errorf("hostname: %w", err)
+	}
+	if err := loopbackUp(); err != nil {
+		return nil, fmt.Errorf("loopback: %w", err)
+	}
+	return ns, nil
+}
+
+// hello tells the parent, on the socket fd, that this helper has started:
+// one byte, carrying its user namespace, the namespace an idmapped mount
+// of a directory root owns needs (it maps 0 to [HostID]) when the parent
+// is root.
+func hello(fd int) error {
+	ns, err := unix.Open("/proc/self/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening its user namespace: %w", err)
+	}
+	defer unix.Close(ns)
+	if _, err := Sendmsg(fd, []byte{1}, unix.UnixRights(ns)); err != nil {
+		return fmt.Errorf("telling its parent it started: %w", err)
+	}
+	return nil
+}
+
+// receive reads, in a helper started ahead of its command (argv[2] is
+// [WarmArg]), the [Request] its parent sends on the socket fd, with the
+// descriptors it names, and makes the spec's descriptor numbers the ones
+// they arrived as. Until the request comes, the helper has done nothing
+// but start.
+func receive(fd int) (*Spec, []string, []string, error) {
+	var head [4]byte
+	oob := make([]byte, unix.CmsgSpace(4*MaxFDs))
+	n, oobn, err := Recvmsg(fd, head[:], oob)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("receiving the command: %w", err)
+	}
+	if n == 0 {
+		// The parent closed the socket: it never had a command for this
+		// helper (it exited, or closed the sandbox).
+		os.Exit(0)
+	}
+	var fds []int
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("receiving the command's descriptors: %w", err)
+	}
+	for _, m := range msgs {
+		got, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("receiving the command's descriptors: %w", err)
+		}
+		fds = append(fds, got...)
+	}
+	f := os.NewFile(uintptr(fd), "request")
+	if n < len(head) {
+		if _, err := io.ReadFull(f, head[n:]); err != nil {
+			return nil, nil, nil, fmt.Errorf("receiving the command: %w", err)
+		}
+	}
+	size := binary.NativeEndian.Uint32(head[:])
+	if size > MaxRequest {
+		return nil, nil, nil, fmt.Errorf("receiving the command: a request of %d bytes is over the %d a helper reads", size, MaxRequest)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(f, body); err != nil {
+		return nil, nil, nil, fmt.Errorf("receiving the command: %w", err)
+	}
+	var req Request
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, nil, nil, fmt.Errorf("helper policy: %w", err)
+	}
+	if len(req.Argv) == 0 {
+		return nil, nil, nil, errors.New("helper given a malformed request: no command")
+	}
+	// The spec numbers descriptors as a helper started with them would
+	// have them: 3 is its executable, never sent; the first sent is 4.
+	at := func(i int) (int, error) {
+		if i < 4 || i-4 >= len(fds) {
+			return 0, fmt.Errorf("helper given a malformed request: descriptor %d of %d", i, len(fds))
+		}
+		return fds[i-4], nil
+	}
+	for i := range req.Spec.Mounts {
+		if req.Spec.Mounts[i].FD > 0 {
+			if req.Spec.Mounts[i].FD, err = at(req.Spec.Mounts[i].FD); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	if req.Spec.ProxyFD > 0 {
+		if req.Spec.ProxyFD, err = at(req.Spec.ProxyFD); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return &req.Spec, req.Argv, req.Env, nil
+}
+
+// runConfined builds the command's confinement around this process and
+// runs argv in it with env, returning its exit status.
+func runConfined(ns *namespaces, spec *Spec, argv, env []string) (int, error) {
+	// Nothing the parent passed (the helper's own executable, the proxy's
+	// socket) may reach the command.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return 0, fmt.Errorf("close_range: %w", err)
+	}
 	filter, err := FilterFrom(spec.BPF)
 	if err != nil {
 		return 0, err
 	}
-	if err := buildRoot(&spec); err != nil {
+	if err := buildRoot(spec); err != nil {
 		return 0, fmt.Errorf("private root: %w", err)
-	}
-	if err := unix.Sethostname([]byte("sandbox")); err != nil {
-		return 0, fmt.Errorf("hostname: %w", err)
-	}
-	if err := loopbackUp(); err != nil {
-		return 0, fmt.Errorf("loopback: %w", err)
 	}
 	if spec.ProxyFD > 0 {
 		port, err := startForwarder(spec.ProxyFD)
@@ -155,7 +357,7 @@ func runHelper(args []string) (int, error) {
 			return 0, err
 		}
 	}
-	if err := applyLandlock(&spec); err != nil {
+	if err := applyLandlock(spec); err != nil {
 		return 0, err
 	}
 	if err := dropCapabilities(); err != nil {
@@ -168,7 +370,7 @@ func runHelper(args []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("standard streams: %w", err)
 	}
-	<-notified
+	<-ns.notified
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Dir: spec.Dir, Env: env, Files: stdio,
 		// A session of its own has no controlling terminal, so /dev/tty
@@ -188,7 +390,7 @@ func runHelper(args []string) (int, error) {
 	for {
 		var e reaped
 		select {
-		case sig := <-sigs:
+		case sig := <-ns.sigs:
 			syscall.Kill(pid, sig.(syscall.Signal))
 			continue
 		case e = <-exits:

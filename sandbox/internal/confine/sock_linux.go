@@ -34,3 +34,48 @@ func localPort(fd int) (int, error) {
 	p := (*[2]byte)(unsafe.Pointer(&sa.Port))
 	return int(p[0])<<8 | int(p[1]), nil
 }
+
+// Recvmsg receives into p, and the descriptors sent with it into oob
+// (close-on-exec), returning the bytes and control bytes received; like
+// accept, it skips x/sys's conversion of the sender's address.
+func Recvmsg(fd int, p, oob []byte) (n, oobn int, err error) {
+	iov := unix.Iovec{Base: &p[0]}
+	iov.SetLen(len(p))
+	msg := unix.Msghdr{Iov: &iov, Control: &oob[0]}
+	msg.SetIovlen(1)
+	msg.SetControllen(len(oob))
+	for {
+		r, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_CMSG_CLOEXEC)
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return 0, 0, errno
+		}
+		return int(r), int(msg.Controllen), nil
+	}
+}
+
+// Sendmsg sends p, with oob as its control message when not empty,
+// without SIGPIPE, skipping x/sys's Sendmsg, whose conversion of the
+// peer's address links every socket address type there is.
+func Sendmsg(fd int, p, oob []byte) (int, error) {
+	iov := unix.Iovec{Base: &p[0]}
+	iov.SetLen(len(p))
+	msg := unix.Msghdr{Iov: &iov}
+	msg.SetIovlen(1)
+	if len(oob) > 0 {
+		msg.Control = &oob[0]
+		msg.SetControllen(len(oob))
+	}
+	for {
+		r, _, errno := unix.Syscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_NOSIGNAL)
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return 0, errno
+		}
+		return int(r), nil
+	}
+}

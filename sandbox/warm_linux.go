@@ -1,0 +1,335 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/joshbot/joshbot/sandbox/internal/confine"
+	"golang.org/x/sys/unix"
+)
+
+// warmHelper is a helper started ahead of its command, in fresh
+// namespaces, waiting on its socket for a [confine.Request].
+type warmHelper struct {
+	ready chan struct{} // closed once started, or failed to
+	cmd   *exec.Cmd
+	sock  *os.File // the parent's end
+	out   *laterWriter
+	// copied is closed once the helper's output is copied to its end.
+	copied chan struct{}
+	err    error
+}
+
+// warmState is the helper a sandbox keeps started ahead of time.
+type warmState struct {
+	mu     sync.Mutex
+	next   *warmHelper
+	closed bool
+}
+
+// Prestart starts, in the background, the helper the next [Sandbox.Start]
+// will use, unless one is already waiting: the helper's own start (some
+// milliseconds for a Go program) then overlaps whatever the caller does
+// before its command, which runs in fresh namespaces all the same. The
+// helper waits, having done nothing but start, until it is given a
+// command or the sandbox is closed; it dies with this process. Prestart
+// does nothing on other systems, or once [Sandbox.Close] was called.
+func (s *Sandbox) Prestart() {
+	s.plat.warm.mu.Lock()
+	defer s.plat.warm.mu.Unlock()
+	if s.plat.warm.next != nil || s.plat.warm.closed {
+		return
+	}
+	w := &warmHelper{ready: make(chan struct{})}
+	s.plat.warm.next = w
+	go s.launch(w)
+}
+
+// Close stops the helper [Sandbox.Prestart] started, if it is still
+// waiting, and reaps it, and any later Prestart. Commands already started run on, and
+// Start still works, starting a helper for each command. It always
+// returns nil.
+func (s *Sandbox) Close() error {
+	s.plat.warm.mu.Lock()
+	w := s.plat.warm.next
+	s.plat.warm.next, s.plat.warm.closed = nil, true
+	s.plat.warm.mu.Unlock()
+	if w != nil {
+		<-w.ready
+		w.discard()
+	}
+	return nil
+}
+
+// discard ends a helper that will not be given a command: closing its
+// socket tells it so, and it exits.
+func (w *warmHelper) discard() {
+	if w.err != nil {
+		return
+	}
+	w.sock.Close()
+	w.cmd.Process.Kill()
+	w.cmd.Wait()
+	<-w.copied
+}
+
+// launch starts w and closes w.ready once it said it started.
+func (s *Sandbox) launch(w *warmHelper) {
+	defer close(w.ready)
+	exe, err := s.openHelper()
+	if err != nil {
+		w.err = err
+		return
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		w.err = fmt.Errorf("sandbox: the helper's socket: %w", err)
+		return
+	}
+	w.sock = os.NewFile(uintptr(fds[0]), "sandbox-helper")
+	child := os.NewFile(uintptr(fds[1]), "sandbox-helper-child")
+	cmd := exec.Command("/proc/self/fd/3", HelperArg, confine.WarmArg)
+	cmd.SysProcAttr = childAttr()
+	cmd.Args[0] = s.helper
+	cmd.Dir = "/"
+	cmd.Env = []string{"GOMAXPROCS=1"}
+	// One pipe for both streams keeps their order; what comes through it
+	// goes where Start says once it has a command.
+	r, pw, err := os.Pipe()
+	if err != nil {
+		w.sock.Close()
+		child.Close()
+		w.err = fmt.Errorf("sandbox: the helper's output: %w", err)
+		return
+	}
+	w.out, w.copied = &laterWriter{}, make(chan struct{})
+	go func() {
+		io.Copy(w.out, r)
+		r.Close()
+		close(w.copied)
+	}()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.ExtraFiles = []*os.File{exe, child} // 3, and confine.WarmFD
+	err = cmd.Start()
+	child.Close()
+	pw.Close()
+	if err != nil {
+		w.sock.Close()
+		w.err = fmt.Errorf("sandbox: starting the helper: %w", err)
+		return
+	}
+	w.cmd = cmd
+	w.err = s.awaitHello(w)
+}
+
+// awaitHello waits for the confining helper to say it started: one byte
+// carrying its user namespace, which maps uid and gid 0 to [hostID], the
+// very namespace an idmapped mount of a directory root owns needs, kept
+// so that no process has to be started for it.
+func (s *Sandbox) awaitHello(w *warmHelper) error {
+	var b [1]byte
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, err := confine.Recvmsg(int(w.sock.Fd()), b[:], oob)
+	if err == nil && n == 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		w.sock.Close()
+		w.cmd.Process.Kill()
+		w.cmd.Wait()
+		<-w.copied
+		err = fmt.Errorf("sandbox: the helper did not start: %v", err)
+		if msg := strings.TrimSpace(w.out.early()); msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
+		return err
+	}
+	for _, ns := range receivedFDs(oob[:oobn]) {
+		if s.plat.root {
+			keepUserns(owner{0, 0}, os.NewFile(uintptr(ns), "userns"))
+		} else {
+			unix.Close(ns)
+		}
+	}
+	return nil
+}
+
+// receivedFDs returns the descriptors in the control messages oob.
+func receivedFDs(oob []byte) []int {
+	var fds []int
+	msgs, _ := unix.ParseSocketControlMessage(oob)
+	for _, m := range msgs {
+		got, _ := unix.ParseUnixRights(&m)
+		fds = append(fds, got...)
+	}
+	return fds
+}
+
+// takeWarm returns the waiting helper, or starts one and waits for it.
+func (s *Sandbox) takeWarm() (*warmHelper, error) {
+	s.plat.warm.mu.Lock()
+	w := s.plat.warm.next
+	s.plat.warm.next = nil
+	s.plat.warm.mu.Unlock()
+	if w != nil {
+		prestartedTaken.Add(1)
+	} else {
+		w = &warmHelper{ready: make(chan struct{})}
+		s.launch(w)
+	}
+	<-w.ready
+	if w.err != nil {
+		return nil, w.err
+	}
+	return w, nil
+}
+
+// start is [Sandbox.Start] on Linux: it hands c to a helper started ahead
+// of it (or just now), with the descriptors its spec names.
+func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w, err := s.takeWarm()
+	if err != nil {
+		return nil, err
+	}
+	spec, env, files, cleanup, err := s.prepareCommand(c.Dir, c.Env)
+	if err != nil {
+		w.discard()
+		return nil, err
+	}
+	// files[0], the helper's executable, is descriptor 3 of a helper
+	// Command starts; this one runs already, and is sent the rest.
+	body, err := json.Marshal(confine.Request{Spec: *spec, Argv: c.Args, Env: env})
+	if err == nil {
+		err = w.send(body, files[1:])
+	}
+	for _, f := range files[1:] {
+		f.Close()
+	}
+	if err != nil {
+		cleanup()
+		w.discard()
+		if msg := strings.TrimSpace(w.out.early()); msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
+		return nil, fmt.Errorf("sandbox: handing the command to its helper: %w", err)
+	}
+	w.out.attach(c.Output)
+	stop := context.AfterFunc(ctx, func() { w.cmd.Process.Kill() })
+	p := &Process{signal: w.cmd.Process.Signal}
+	p.wait = func() (int, error) {
+		defer cleanup()
+		// The helper reports the command's status once its output is
+		// all written, before it exits and the kernel takes down its
+		// namespaces; it is reaped meanwhile.
+		var b [4]byte
+		_, err := io.ReadFull(w.sock, b[:])
+		w.sock.Close()
+		if err == nil && ctx.Err() == nil {
+			stop()
+			go w.cmd.Wait()
+			waitCopied(w.copied)
+			return int(int32(binary.NativeEndian.Uint32(b[:]))), nil
+		}
+		err = w.cmd.Wait()
+		stop()
+		waitCopied(w.copied)
+		return exitStatus(ctx, err, w.cmd.ProcessState)
+	}
+	return p, nil
+}
+
+// waitCopied waits up to [outputGrace] for a helper's output to be
+// copied to the end.
+func waitCopied(copied <-chan struct{}) {
+	t := time.NewTimer(outputGrace)
+	defer t.Stop()
+	select {
+	case <-copied:
+	case <-t.C:
+	}
+}
+
+// send writes body, framed as [confine.Request] says, with files as its
+// descriptors.
+func (w *warmHelper) send(body []byte, files []*os.File) error {
+	if len(files) > confine.MaxFDs {
+		return fmt.Errorf("%d descriptors, over the %d a helper takes", len(files), confine.MaxFDs)
+	}
+	if len(body) > confine.MaxRequest {
+		return fmt.Errorf("a request of %d bytes, over the %d a helper reads", len(body), confine.MaxRequest)
+	}
+	var oob []byte
+	if len(files) > 0 {
+		fds := make([]int, len(files))
+		for i, f := range files {
+			fds[i] = int(f.Fd())
+		}
+		oob = unix.UnixRights(fds...)
+	}
+	msg := make([]byte, 4, 4+len(body))
+	binary.NativeEndian.PutUint32(msg, uint32(len(body)))
+	msg = append(msg, body...)
+	for len(msg) > 0 {
+		n, err := confine.Sendmsg(int(w.sock.Fd()), msg, oob)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		msg, oob = msg[n:], nil
+	}
+	return nil
+}
+
+// laterWriter is a helper's output: until [laterWriter.attach] names
+// where it goes, it keeps the first KiB (a helper that fails before its
+// command says why), and after, it writes there.
+type laterWriter struct {
+	mu       sync.Mutex
+	to       io.Writer
+	attached bool
+	kept     []byte
+}
+
+func (l *laterWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.attached {
+		if l.to == nil {
+			return len(p), nil
+		}
+		return l.to.Write(p)
+	}
+	if room := 1<<10 - len(l.kept); room > 0 {
+		l.kept = append(l.kept, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+// attach sends what follows to w (nil: nowhere).
+func (l *laterWriter) attach(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.to, l.attached, l.kept = w, true, nil
+}
+
+// early returns what was written before attach.
+func (l *laterWriter) early() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.kept)
+}
