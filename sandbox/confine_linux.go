@@ -4,7 +4,7 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,10 +163,15 @@ func (s *Sandbox) mounts() []confine.Mount {
 }
 
 func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, func(), error) {
-	spec, env, files, cleanup, err := s.prepareCommand(dir, env)
+	p, err := s.prepareCommand(dir, env)
+	if err == nil {
+		err = s.openMounts(p)
+	}
 	if err != nil {
+		p.cleanup()
 		return nil, nil, err
 	}
+	spec, env := p.spec, p.env
 	// The helper runs with GOMAXPROCS=1 of its own, first in its
 	// environment; the command's own value, if any, goes in the spec, or
 	// os/exec would keep it, the later one, over the helper's.
@@ -177,64 +182,77 @@ func (s *Sandbox) command(ctx context.Context, dir string, argv, env []string) (
 		}
 	}
 	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
-	b, err := json.Marshal(spec)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	args := append([]string{HelperArg, string(b), "--"}, argv...)
+	b := confine.AppendRequest(nil, &confine.Request{Spec: *spec})
+	args := append([]string{HelperArg, hex.EncodeToString(b), "--"}, argv...)
 	cmd := exec.CommandContext(ctx, "/proc/self/fd/3", args...)
 	cmd.Args[0] = s.helper
 	// The helper starts in /, which any id may search; it changes to dir
 	// once dir is mounted where its id owns it.
 	cmd.Dir = "/"
 	cmd.Env = append([]string{"GOMAXPROCS=1"}, env...)
-	cmd.ExtraFiles = files
+	cmd.ExtraFiles = p.files
 	cmd.SysProcAttr = childAttr()
-	return cmd, cleanup, nil
+	return cmd, p.cleanup, nil
 }
 
-// prepareCommand makes what a command in dir needs beyond its helper:
-// the spec, the command's environment, and the descriptors the spec
-// names, files[i] being descriptor 3+i (files[0] is the helper's
-// executable, which stays open with the sandbox). cleanup releases the
-// rest, and the network proxy, once the command is done.
-func (s *Sandbox) prepareCommand(dir string, env []string) (spec *confine.Spec, _ []string, files []*os.File, cleanup func(), err error) {
-	var stops []func()
-	cleanup = func() {
-		// files[0], the helper, is the sandbox's and stays open.
-		for _, f := range files[min(1, len(files)):] {
-			f.Close()
-		}
-		for _, stop := range stops {
-			stop()
-		}
+// prepared is what a command needs beyond its helper.
+type prepared struct {
+	spec *confine.Spec
+	env  []string
+	// files[i] is the helper's descriptor 3+i: files[0] its executable,
+	// which stays open with the sandbox, then the network proxy's socket
+	// and the idmapped mounts, as the spec numbers them.
+	files []*os.File
+	stops []func()
+}
+
+// cleanup releases what p holds, once the command is done; a nil p holds
+// nothing.
+func (p *prepared) cleanup() {
+	if p == nil {
+		return
 	}
-	fail := func(err error) (*confine.Spec, []string, []*os.File, func(), error) {
-		cleanup()
-		return nil, nil, nil, nil, err
+	for _, f := range p.files[min(1, len(p.files)):] {
+		f.Close()
 	}
+	for _, stop := range p.stops {
+		stop()
+	}
+}
+
+// prepareCommand makes what a command in dir needs beyond its helper,
+// save the idmapped mounts a root process gives it ([Sandbox.openMounts]),
+// whose descriptor numbers the spec holds already: the spec, the
+// command's environment, the network proxy.
+func (s *Sandbox) prepareCommand(dir string, env []string) (*prepared, error) {
 	// The helper runs as an id that may not search the directories on
 	// the way to the program (/root, a 0700 build directory), so it is
 	// executed through a descriptor opened here, once per sandbox.
 	exe, err := s.openHelper()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	files = append(files, exe)
+	p := &prepared{files: []*os.File{exe}}
 	bpf, err := s.filter()
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	spec = &confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
+	spec := &confine.Spec{Dir: dir, Network: s.policy.AllowNetwork, BPF: bpf}
+	p.spec = spec
+	if spec.Network {
+		child, stop, err := startProxy(s.proxyAllow)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: network proxy: %w", err)
+		}
+		p.stops = append(p.stops, stop)
+		p.files = append(p.files, child)
+		spec.ProxyFD = 2 + len(p.files)
+	}
+	next := 3 + len(p.files)
 	for _, m := range s.mounts() {
 		if s.plat.root {
-			f, err := s.idmapped(m.Path, m.RO)
-			if err != nil {
-				return fail(fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err))
-			}
-			files = append(files, f)
-			m.FD = 2 + len(files)
+			m.FD = next
+			next++
 		}
 		spec.Mounts = append(spec.Mounts, m)
 		if m.RO {
@@ -254,16 +272,27 @@ func (s *Sandbox) prepareCommand(dir string, env []string) (spec *confine.Spec, 
 	if home := envValue(env, "HOME"); home == "" || !s.visible(home) {
 		env = setEnv(env, "HOME=/tmp")
 	}
-	if spec.Network {
-		child, stop, err := startProxy(s.proxyAllow)
-		if err != nil {
-			return fail(fmt.Errorf("sandbox: network proxy: %w", err))
+	p.env = env
+	return p, nil
+}
+
+// openMounts opens, as root, the idmapped mount of each directory of p's
+// spec, in the descriptor numbers [Sandbox.prepareCommand] gave them.
+func (s *Sandbox) openMounts(p *prepared) error {
+	for _, m := range p.spec.Mounts {
+		if m.FD == 0 {
+			continue
 		}
-		stops = append(stops, stop)
-		files = append(files, child)
-		spec.ProxyFD = 2 + len(files)
+		f, err := s.idmapped(m.Path, m.RO)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w: idmapped mounts: %v; a root process runs commands as an unprivileged id, which needs an idmapped mount of each directory the policy grants (Linux 5.12 or later, and a filesystem that supports them)", ErrUnsupported, err)
+		}
+		p.files = append(p.files, f)
+		if m.FD != 2+len(p.files) {
+			return fmt.Errorf("sandbox: internal error: mount %s numbered %d, opened as %d", m.Path, m.FD, 2+len(p.files))
+		}
 	}
-	return spec, env, files, cleanup, nil
+	return nil
 }
 
 // visible reports whether path lies in a directory the command sees.

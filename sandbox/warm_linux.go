@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -56,9 +55,9 @@ func (s *Sandbox) Prestart() {
 }
 
 // Close stops the helper [Sandbox.Prestart] started, if it is still
-// waiting, and reaps it, and any later Prestart. Commands already started run on, and
-// Start still works, starting a helper for each command. It always
-// returns nil.
+// waiting, reaping it, and stops any later Prestart. Commands already
+// started run on, and Start still works, starting a helper for each
+// command. It always returns nil.
 func (s *Sandbox) Close() error {
 	s.plat.warm.mu.Lock()
 	w := s.plat.warm.next
@@ -175,8 +174,13 @@ func receivedFDs(oob []byte) []int {
 	return fds
 }
 
-// takeWarm returns the waiting helper, or starts one and waits for it.
-func (s *Sandbox) takeWarm() (*warmHelper, error) {
+// start is [Sandbox.Start] on Linux: it hands c to a helper started ahead
+// of it, or to one it starts, in the background, before it prepares what
+// the command needs, with the descriptors its spec names.
+func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.plat.warm.mu.Lock()
 	w := s.plat.warm.next
 	s.plat.warm.next = nil
@@ -185,41 +189,34 @@ func (s *Sandbox) takeWarm() (*warmHelper, error) {
 		prestartedTaken.Add(1)
 	} else {
 		w = &warmHelper{ready: make(chan struct{})}
-		s.launch(w)
+		go s.launch(w)
 	}
+	p, err := s.prepareCommand(c.Dir, c.Env)
 	<-w.ready
-	if w.err != nil {
+	switch {
+	case w.err != nil:
+		p.cleanup()
 		return nil, w.err
-	}
-	return w, nil
-}
-
-// start is [Sandbox.Start] on Linux: it hands c to a helper started ahead
-// of it (or just now), with the descriptors its spec names.
-func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
-	if err := ctx.Err(); err != nil {
+	case err != nil:
+		w.discard()
 		return nil, err
 	}
-	w, err := s.takeWarm()
-	if err != nil {
-		return nil, err
-	}
-	spec, env, files, cleanup, err := s.prepareCommand(c.Dir, c.Env)
-	if err != nil {
+	// The idmapped mounts of a root process need the user namespace the
+	// helper sent once it started.
+	if err := s.openMounts(p); err != nil {
+		p.cleanup()
 		w.discard()
 		return nil, err
 	}
 	// files[0], the helper's executable, is descriptor 3 of a helper
 	// Command starts; this one runs already, and is sent the rest.
-	body, err := json.Marshal(confine.Request{Spec: *spec, Argv: c.Args, Env: env})
-	if err == nil {
-		err = w.send(body, files[1:])
-	}
-	for _, f := range files[1:] {
+	err = w.send(confine.AppendRequest(nil, &confine.Request{Spec: *p.spec, Argv: c.Args, Env: p.env}), p.files[1:])
+	for _, f := range p.files[1:] {
 		f.Close()
 	}
+	p.files = p.files[:1]
 	if err != nil {
-		cleanup()
+		p.cleanup()
 		w.discard()
 		if msg := strings.TrimSpace(w.out.early()); msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
@@ -228,9 +225,9 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	}
 	w.out.attach(c.Output)
 	stop := context.AfterFunc(ctx, func() { w.cmd.Process.Kill() })
-	p := &Process{signal: w.cmd.Process.Signal}
-	p.wait = func() (int, error) {
-		defer cleanup()
+	proc := &Process{signal: w.cmd.Process.Signal}
+	proc.wait = func() (int, error) {
+		defer p.cleanup()
 		// The helper reports the command's status once its output is
 		// all written, before it exits and the kernel takes down its
 		// namespaces; it is reaped meanwhile.
@@ -248,7 +245,7 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 		waitCopied(w.copied)
 		return exitStatus(ctx, err, w.cmd.ProcessState)
 	}
-	return p, nil
+	return proc, nil
 }
 
 // waitCopied waits up to [outputGrace] for a helper's output to be

@@ -4,7 +4,7 @@ package confine
 
 import (
 	"encoding/binary"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -34,11 +34,11 @@ var devFiles = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // Mount is one policy directory in the private root.
 type Mount struct {
-	Path string `json:"path"`
-	RO   bool   `json:"ro,omitempty"`
+	Path string
+	RO   bool
 	// FD is the helper's descriptor of a detached idmapped mount to move
 	// to Path; 0 means bind Path from the host.
-	FD int `json:"fd,omitempty"`
+	FD int
 }
 
 // HostID is the host uid and gid a confined command runs as when the
@@ -89,36 +89,39 @@ const MaxRequest = 16 << 20
 // Request is what the parent sends a helper started ahead of its
 // command: a 4-byte length in this machine's byte order, carrying the
 // descriptors the spec names as SCM_RIGHTS, then that many bytes of
-// this as JSON. The spec numbers them as a helper started with them
+// this as [AppendRequest] encodes it. The spec numbers them as a helper started with them
 // would have them ([Mount.FD], [Spec.ProxyFD]): the first sent is 4, 3
 // being the helper's own executable. The command's standard streams are
 // the helper's own.
 type Request struct {
-	Spec Spec     `json:"spec"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
+	Spec Spec
+	Argv []string
+	Env  []string
 }
 
-// Spec is what the parent tells the helper, as JSON in argv[2]. It
+// Spec is what the parent tells the helper: in argv[2], a [Request]
+// holding only it, encoded by [AppendRequest] and then in hexadecimal
+// (encoding/base64 would cost every helper's start its initialisation),
+// or in the [Request] a helper started ahead reads. It
 // carries paths, flags and descriptor numbers, never anything secret.
 type Spec struct {
-	Mounts  []Mount  `json:"mounts"`
-	Dir     string   `json:"dir"`
-	RW      []string `json:"rw"`
-	RO      []string `json:"ro"`
-	Network bool     `json:"net"`
-	ProxyFD int      `json:"proxy_fd,omitempty"`
+	Mounts  []Mount
+	Dir     string
+	RW      []string
+	RO      []string
+	Network bool
+	ProxyFD int
 	// HelperEnv is how many entries at the start of the helper's
 	// environment are the helper's own (GOMAXPROCS=1: one thread runs
 	// its Go code, so the runtime starts fewer threads, each of which
 	// Landlock must restrict), not the command's.
-	HelperEnv int `json:"own_env_count,omitempty"`
+	HelperEnv int
 	// Env are the command's own entries for the names of the helper's
 	// (the parent leaves them out of the environment, where os/exec
 	// would keep them over the helper's), added back for the command.
-	Env []string `json:"env,omitempty"`
+	Env []string
 	// BPF is the seccomp filter's instructions (see FilterBytes).
-	BPF []byte `json:"bpf"`
+	BPF []byte
 }
 
 func envValue(env []string, name string) string {
@@ -176,10 +179,15 @@ func runHelper(args []string) (int, error) {
 	if len(args) < 3 || args[1] != "--" {
 		return 0, errors.New("helper started with malformed arguments")
 	}
-	var spec Spec
-	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+	b, err := hex.DecodeString(args[0])
+	if err != nil {
 		return 0, fmt.Errorf("helper policy: %w", err)
 	}
+	req, err := DecodeRequest(b)
+	if err != nil {
+		return 0, fmt.Errorf("helper policy: %w", err)
+	}
+	spec := req.Spec
 	argv := args[2:]
 	env := os.Environ()
 	if spec.HelperEnv > len(env) {
@@ -297,8 +305,8 @@ func receive(fd int) (*Spec, []string, []string, error) {
 	if _, err := io.ReadFull(f, body); err != nil {
 		return nil, nil, nil, fmt.Errorf("receiving the command: %w", err)
 	}
-	var req Request
-	if err := json.Unmarshal(body, &req); err != nil {
+	req, err := DecodeRequest(body)
+	if err != nil {
 		return nil, nil, nil, fmt.Errorf("helper policy: %w", err)
 	}
 	if len(req.Argv) == 0 {
