@@ -35,7 +35,7 @@ func newAuthLoginCmd(f *cmdutil.Factory, runF func(context.Context, *authLoginOp
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "github-copilot" && args[0] != "github_copilot" {
-				return fmt.Errorf("auth login %q: only github-copilot signs in this way; other providers take a key in config.json (api_key_env)", args[0])
+				return errorf("auth login %q: only github-copilot signs in this way; other providers take a key in config.json (api_key_env)", args[0])
 			}
 			opts.Provider = args[0]
 			return runF(cmd.Context(), opts)

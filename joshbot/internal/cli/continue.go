@@ -30,7 +30,7 @@ func continueSession(stderr io.Writer, store *memory.Store, named string) (strin
 		return strings.HasPrefix(in.Key, "cli:")
 	})
 	if i < 0 && named != "" {
-		return "", fmt.Errorf("--continue: there is no session %s; see `joshbot sessions list`, or drop --continue to start it", named)
+		return "", errorf("--continue: there is no session %s; see `joshbot sessions list`, or drop --continue to start it", named)
 	}
 	if i < 0 {
 		return "", errors.New("--continue: the command line has no session yet; start one with `joshbot agent`, or name another with --session")

@@ -65,10 +65,10 @@ func runDocsCheck(ctx context.Context, opts *docsCheckOptions) error {
 	root := opts.Root
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return fmt.Errorf("--root %q: %w", root, err)
+		return errorf("--root %q: %w", root, err)
 	}
 	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--root %q is not a directory", root)
+		return errorf("--root %q is not a directory", root)
 	}
 	ro, err := opts.RuntimeOptions(opts.Profile, nil)
 	if err != nil {
@@ -81,7 +81,7 @@ func runDocsCheck(ctx context.Context, opts *docsCheckOptions) error {
 	}
 	mc, err := cfg.ResolveModelConfig()
 	if err != nil {
-		return fmt.Errorf("%w (config %s)", err, tildePath(cfgPath))
+		return errorf("%w (config %s)", err, tildePath(cfgPath))
 	}
 	chain, err := ro.ProviderChain(mc)
 	if err != nil {

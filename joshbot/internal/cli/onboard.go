@@ -77,7 +77,7 @@ func runOnboard(ctx context.Context, opts *onboardOptions) error {
 		// the workspace, never rewritten, even when a credential it names
 		// is missing from this shell.
 		if cfg, err = config.Parse(cfgPath, data); err != nil {
-			return fmt.Errorf("%w\n(onboard leaves an existing config alone; fix it or move it away)", err)
+			return errorf("%w\n(onboard leaves an existing config alone; fix it or move it away)", err)
 		}
 		fmt.Fprintf(out, "Config already exists at %s; left unchanged.\n", tildePath(cfgPath))
 		if hint := onboard.SandboxHint(cfg, opts.Probe()); hint != "" {
@@ -108,7 +108,7 @@ func runOnboard(ctx context.Context, opts *onboardOptions) error {
 		fmt.Fprintln(out, ".")
 		fmt.Fprintln(out, sandboxLine)
 	default:
-		return fmt.Errorf("read %s: %w", cfgPath, err)
+		return errorf("read %s: %w", cfgPath, err)
 	}
 	ws, err := cfg.WorkspaceDir(home)
 	if err != nil {

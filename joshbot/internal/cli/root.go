@@ -261,7 +261,7 @@ func commandName(root *cobra.Command, args []string) string {
 func (a *app) setupLogging() error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
-		return fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
+		return errorf("--log-level %q: use debug, info, warn or error", a.logLevel)
 	}
 	// Every log line passes through redaction: a tool result or an error
 	// can carry a credential, and the log must never hold one verbatim.
@@ -284,7 +284,7 @@ func (a *app) paths() (cfgPath, home string, err error) {
 	if a.configPath != "" {
 		p, err := filepath.Abs(a.configPath)
 		if err != nil {
-			return "", "", fmt.Errorf("--config %q: %w", a.configPath, err)
+			return "", "", errorf("--config %q: %w", a.configPath, err)
 		}
 		return p, filepath.Dir(p), nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -250,7 +249,7 @@ func runConfigureList(_ context.Context, opts *configureOptions) error {
 			return fail(err)
 		}
 	default:
-		return fail(fmt.Errorf("read config: %w", err))
+		return fail(errorf("read config: %w", err))
 	}
 	settings := report.ConfigSettings(cfg, raw, os.Environ())
 	doc := &output.ConfigList{SchemaVersion: output.SchemaVersion, Config: tildePath(cfgPath), Settings: settings}

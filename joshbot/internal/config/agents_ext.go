@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -33,13 +32,13 @@ func (c *Config) validateAgentExtras() error {
 	switch d.HealTimeouts {
 	case "", "off", "bump":
 	default:
-		return fmt.Errorf("agents.defaults.heal_timeouts is %q: use \"bump\", \"off\" or remove the key", d.HealTimeouts)
+		return errorf("agents.defaults.heal_timeouts is %q: use \"bump\", \"off\" or remove the key", d.HealTimeouts)
 	}
 	if d.RepeatLimit < -1 {
-		return fmt.Errorf("agents.defaults.repeat_limit is %d: use a positive number, 0 for the default of 3, or -1 to turn the check off", d.RepeatLimit)
+		return errorf("agents.defaults.repeat_limit is %d: use a positive number, 0 for the default of 3, or -1 to turn the check off", d.RepeatLimit)
 	}
 	if d.MaxSubagentDepth < -1 || d.MaxSubagentDepth > 5 {
-		return fmt.Errorf("agents.defaults.max_subagent_depth is %d: use 1 to 5, 0 for the default of 1, or -1 to disable subagents", d.MaxSubagentDepth)
+		return errorf("agents.defaults.max_subagent_depth is %d: use 1 to 5, 0 for the default of 1, or -1 to disable subagents", d.MaxSubagentDepth)
 	}
 	names := make([]string, 0, len(c.Agents.Profiles))
 	for n := range c.Agents.Profiles {
@@ -49,13 +48,13 @@ func (c *Config) validateAgentExtras() error {
 	for _, n := range names {
 		p := c.Agents.Profiles[n]
 		if n == "" || n == "default" || strings.ContainsAny(n, " \t\n/") || len(n) > 40 {
-			return fmt.Errorf("agents.profiles key %q: use a short name without spaces or slashes, other than \"default\"", n)
+			return errorf("agents.profiles key %q: use a short name without spaces or slashes, other than \"default\"", n)
 		}
 		if strings.ContainsAny(p.Model, " \t\n") {
-			return fmt.Errorf("agents.profiles.%s.model %q: a model id has no spaces", n, p.Model)
+			return errorf("agents.profiles.%s.model %q: a model id has no spaces", n, p.Model)
 		}
 		if p.MaxIterations < 0 {
-			return fmt.Errorf("agents.profiles.%s.max_iterations is %d: use a positive number or 0 for the default", n, p.MaxIterations)
+			return errorf("agents.profiles.%s.max_iterations is %d: use a positive number or 0 for the default", n, p.MaxIterations)
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net"
 	"strings"
 )
@@ -32,7 +31,7 @@ func (a *API) ListenAddr() (string, error) {
 		return DefaultAPIListen, nil
 	}
 	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-		return "", fmt.Errorf("api.listen %q is not host:port: write it like %q", a.Listen, DefaultAPIListen)
+		return "", errorf("api.listen %q is not host:port: write it like %q", a.Listen, DefaultAPIListen)
 	}
 	return addr, nil
 }

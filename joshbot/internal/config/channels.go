@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -85,11 +84,11 @@ func (s *Slack) Tokens() (app, bot string, err error) {
 // an error naming both, never a silent empty secret.
 func envSecret(key, env, what string) (string, error) {
 	if env == "" {
-		return "", fmt.Errorf("%s is not set: name the environment variable holding %s", key, what)
+		return "", errorf("%s is not set: name the environment variable holding %s", key, what)
 	}
 	v := strings.TrimSpace(os.Getenv(env))
 	if v == "" {
-		return "", fmt.Errorf("%s names %s, which is not set: export %s", key, env, env)
+		return "", errorf("%s names %s, which is not set: export %s", key, env, env)
 	}
 	redact.AddSecret(v)
 	return v, nil
@@ -127,13 +126,13 @@ func (t *Telegram) BotToken() (string, error) {
 	if t.TokenEnv != "" {
 		v := strings.TrimSpace(os.Getenv(t.TokenEnv))
 		if v == "" {
-			return "", fmt.Errorf("channels.telegram.token_env names %s, which is not set: export %s", t.TokenEnv, t.TokenEnv)
+			return "", errorf("channels.telegram.token_env names %s, which is not set: export %s", t.TokenEnv, t.TokenEnv)
 		}
 		redact.AddSecret(v)
 		return v, nil
 	}
 	if t.Token == "" {
-		return "", fmt.Errorf("channels.telegram is enabled but has no token: set channels.telegram.token_env to the variable holding the token from @BotFather, or export JOSHBOT_CHANNELS__TELEGRAM__TOKEN")
+		return "", errorf("channels.telegram is enabled but has no token: set channels.telegram.token_env to the variable holding the token from @BotFather, or export JOSHBOT_CHANNELS__TELEGRAM__TOKEN")
 	}
 	redact.AddSecret(t.Token)
 	return t.Token, nil
@@ -141,24 +140,24 @@ func (t *Telegram) BotToken() (string, error) {
 
 func (c *Channels) validate() error {
 	if d := &c.Discord; d.Enabled && d.TokenEnv == "" {
-		return fmt.Errorf("channels.discord is enabled but channels.discord.token_env is empty: name the variable holding the bot token")
+		return errorf("channels.discord is enabled but channels.discord.token_env is empty: name the variable holding the bot token")
 	}
 	for i, id := range c.Discord.RespondToAllChannels {
 		if !isSnowflake(id) {
-			return fmt.Errorf("channels.discord.respond_to_all_channels[%d] %q is not a channel id: copy it with Developer Mode > Copy Channel ID", i, id)
+			return errorf("channels.discord.respond_to_all_channels[%d] %q is not a channel id: copy it with Developer Mode > Copy Channel ID", i, id)
 		}
 	}
 	if s := &c.Slack; s.Enabled && (s.AppTokenEnv == "" || s.BotTokenEnv == "") {
-		return fmt.Errorf("channels.slack is enabled but needs both channels.slack.app_token_env (xapp-) and channels.slack.bot_token_env (xoxb-)")
+		return errorf("channels.slack is enabled but needs both channels.slack.app_token_env (xapp-) and channels.slack.bot_token_env (xoxb-)")
 	}
 	t := &c.Telegram
 	if t.Token != "" && t.TokenEnv != "" {
-		return fmt.Errorf("channels.telegram sets both token and token_env: keep one (token_env keeps the secret out of the file)")
+		return errorf("channels.telegram sets both token and token_env: keep one (token_env keeps the secret out of the file)")
 	}
 	if t.APIURL != "" {
 		u, err := url.Parse(t.APIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("channels.telegram.api_url %q is not an http(s) URL: fix it, or remove it to use the public Bot API", t.APIURL)
+			return errorf("channels.telegram.api_url %q is not an http(s) URL: fix it, or remove it to use the public Bot API", t.APIURL)
 		}
 	}
 	for _, mc := range []struct {
@@ -166,7 +165,7 @@ func (c *Channels) validate() error {
 		n    int
 	}{{"telegram", c.Telegram.MaxChunks}, {"discord", c.Discord.MaxChunks}, {"slack", c.Slack.MaxChunks}} {
 		if mc.n < 0 || mc.n > 100 {
-			return fmt.Errorf("channels.%s.max_chunks is %d: set 1 to 100 messages per reply, or 0 for the default of 8", mc.name, mc.n)
+			return errorf("channels.%s.max_chunks is %d: set 1 to 100 messages per reply, or 0 for the default of 8", mc.name, mc.n)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -62,13 +61,13 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	if err := d.parseNumber(s); err == nil {
 		return nil
 	}
-	return fmt.Errorf("%q is not a duration: write it like \"90s\", \"10m\" or \"1h30m\", or as a number of seconds", s)
+	return errorf("%q is not a duration: write it like \"90s\", \"10m\" or \"1h30m\", or as a number of seconds", s)
 }
 
 func (d *Duration) parseNumber(s string) error {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 0 {
-			return fmt.Errorf("duration %s is negative", s)
+			return errorf("duration %s is negative", s)
 		}
 		if n >= int64(time.Second) {
 			*d = Duration(n) // legacy nanoseconds
@@ -79,7 +78,7 @@ func (d *Duration) parseNumber(s string) error {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || f > float64(int64(time.Second)) {
-		return fmt.Errorf("%q is not a duration: write it like \"90s\", \"10m\" or \"1h30m\", or as a number of seconds", s)
+		return errorf("%q is not a duration: write it like \"90s\", \"10m\" or \"1h30m\", or as a number of seconds", s)
 	}
 	*d = Duration(f * float64(time.Second))
 	return nil

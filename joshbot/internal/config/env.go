@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"github.com/joshbot/joshbot/joshbot/internal/jsonkeys"
 	"reflect"
 	"sort"
@@ -31,7 +30,7 @@ func ApplyEnv(c *Config, environ []string) error {
 	for _, v := range vars {
 		path := strings.Split(strings.ToLower(strings.TrimPrefix(v.name, EnvPrefix)), "__")
 		if err := jsonkeys.SetPath(reflect.ValueOf(c).Elem(), path, v.value); err != nil {
-			return fmt.Errorf("environment variable %s: %w", v.name, err)
+			return errorf("environment variable %s: %w", v.name, err)
 		}
 		if n := len(path); n >= 2 && path[n-1] == "api_key" {
 			key := strings.Join(path[:n-1], ".")

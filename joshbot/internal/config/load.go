@@ -62,13 +62,13 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	if err := cfg.checkProfiles(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	if err := cfg.applyProfile(opts.Profile); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	if err := cfg.resolveCredentials(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	if err := ApplyEnv(cfg, os.Environ()); err != nil {
 		return nil, err
@@ -76,11 +76,11 @@ func LoadWith(path string, opts *LoadOptions) (*Config, error) {
 	// Before anything that can fail and print: every credential is now in cfg.
 	cfg.RegisterSecrets()
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	if cfg.profile != "" {
 		if _, err := cfg.ResolveModelConfig(); err != nil {
-			return nil, fmt.Errorf("config %s: profile %q cannot be used: %w", path, cfg.profile, err)
+			return nil, errorf("config %s: profile %q cannot be used: %w", path, cfg.profile, err)
 		}
 	}
 	return cfg, nil
@@ -90,12 +90,12 @@ func readConfigFile(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
+			return nil, errorf("%w at %s: run `joshbot onboard` to create one, or pass --config FILE", ErrNotFound, path)
 		}
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, errorf("read config: %w", err)
 	}
 	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
+		return nil, errorf("config %s is %d bytes, over the %d MiB limit: is it the right file?", path, len(data), maxFileSize>>20)
 	}
 	return data, nil
 }
@@ -119,7 +119,7 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, describeJSONError(name, data, err)
 		}
 		if line, col := position(data, dec.InputOffset()); dec.More() {
-			return nil, fmt.Errorf("config %s:%d:%d: unexpected data after the closing brace", name, line, col)
+			return nil, errorf("config %s:%d:%d: unexpected data after the closing brace", name, line, col)
 		}
 	}
 	if cfg.Providers == nil {
@@ -140,31 +140,31 @@ func describeJSONError(name string, data []byte, err error) error {
 	case errors.As(err, &syn):
 		// Offset counts the offending byte as read.
 		line, col := position(data, max(syn.Offset-1, 0))
-		return fmt.Errorf("config %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
+		return errorf("config %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
 	case errors.As(err, &typ):
 		line, col := position(data, typ.Offset)
-		return fmt.Errorf("config %s:%d:%d: %s must be %s, not a JSON %s", name, line, col, typ.Field, article(typ.Type.String()), typ.Value)
+		return errorf("config %s:%d:%d: %s must be %s, not a JSON %s", name, line, col, typ.Field, article(typ.Type.String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// The decoder read to the end inside a value: the file was cut
 		// short (a crash mid-write, a full disk), and its end is where.
 		line, col := position(data, int64(len(data)))
-		return fmt.Errorf("config %s:%d:%d: invalid JSON: the file is cut short here, inside an object or a string: restore the rest of it, or run `joshbot onboard`", name, line, col)
+		return errorf("config %s:%d:%d: invalid JSON: the file is cut short here, inside an object or a string: restore the rest of it, or run `joshbot onboard`", name, line, col)
 	case errors.Is(err, io.EOF):
-		return fmt.Errorf("config %s: the file is empty or cut short: restore it or run `joshbot onboard`", name)
+		return errorf("config %s: the file is empty or cut short: restore it or run `joshbot onboard`", name)
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		if path, suggest, found := unknownKey(data); found {
 			if suggest != "" {
-				return ordinary(fmt.Errorf("config %s: unknown key %q: did you mean %q? (check its spelling and level)", name, path, suggest))
+				return ordinary(errorf("config %s: unknown key %q: did you mean %q? (check its spelling and level)", name, path, suggest))
 			}
-			return ordinary(fmt.Errorf("config %s: unknown key %q: check its spelling and level", name, path))
+			return ordinary(errorf("config %s: unknown key %q: check its spelling and level", name, path))
 		}
-		return ordinary(fmt.Errorf("config %s: unknown key %s: check its spelling and level", name, f))
+		return ordinary(errorf("config %s: unknown key %s: check its spelling and level", name, f))
 	}
 	// Errors from a field's own decoder (a bad duration) carry no offset;
 	// the message names the value.
-	return fmt.Errorf("config %s: %s", name, strings.TrimPrefix(msg, "json: "))
+	return errorf("config %s: %s", name, strings.TrimPrefix(msg, "json: "))
 }
 
 // position converts a byte offset into a 1-based line and column.
@@ -188,7 +188,7 @@ func (c *Config) resolveCredentials() error {
 			continue
 		}
 		if p.APIKey != "" {
-			return fmt.Errorf("providers.%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", name)
+			return errorf("providers.%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", name)
 		}
 		if overridden(os.Environ(), "providers", name, "api_key") {
 			// ApplyEnv sets the key next: the override replaces the
@@ -238,7 +238,7 @@ func resolveEntryKey(key string, e *ModelEntry) error {
 		return nil
 	}
 	if e.APIKey != "" {
-		return fmt.Errorf("%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", key)
+		return errorf("%s sets both api_key and api_key_env: keep one (api_key_env keeps the secret out of the file)", key)
 	}
 	v, err := lookupKey(key, e.APIKeyEnv)
 	if err != nil {
@@ -254,7 +254,7 @@ func resolveEntryKey(key string, e *ModelEntry) error {
 func lookupKey(key, env string) (string, error) {
 	v, ok := os.LookupEnv(env)
 	if !ok || strings.TrimSpace(v) == "" {
-		return "", &ResolveError{CodeMissingCredential, key + ".api_key_env", fmt.Errorf("%s.api_key_env names %s, which is not set: export %s, or change %s.api_key_env", key, env, env, key)}
+		return "", &ResolveError{CodeMissingCredential, key + ".api_key_env", errorf("%s.api_key_env names %s, which is not set: export %s, or change %s.api_key_env", key, env, env, key)}
 	}
 	return strings.TrimSpace(v), nil
 }
@@ -278,26 +278,26 @@ func (c *Config) Usable() error {
 // Validate refuses values that would only fail later, naming the key.
 func (c *Config) Validate() error {
 	if c.SchemaVersion > SchemaVersion {
-		return fmt.Errorf("schema_version %d was written by a newer joshbot (this one reads up to %d): upgrade joshbot", c.SchemaVersion, SchemaVersion)
+		return errorf("schema_version %d was written by a newer joshbot (this one reads up to %d): upgrade joshbot", c.SchemaVersion, SchemaVersion)
 	}
 	if c.SchemaVersion < 1 {
-		return fmt.Errorf("schema_version is missing or %d: set \"schema_version\": %d", c.SchemaVersion, SchemaVersion)
+		return errorf("schema_version is missing or %d: set \"schema_version\": %d", c.SchemaVersion, SchemaVersion)
 	}
 	d := &c.Agents.Defaults
 	if err := checkDuration("agents.defaults.timeout", d.Timeout); err != nil {
 		return err
 	}
 	if d.MaxToolIterations < 0 {
-		return ordinary(fmt.Errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations))
+		return ordinary(errorf("agents.defaults.max_tool_iterations is %d: use a positive number, or 0 for the default of 50", d.MaxToolIterations))
 	}
 	if d.MaxAnswerBytes != 0 && (d.MaxAnswerBytes < MinAnswerBytes || d.MaxAnswerBytes > MaxAnswerBytes) {
-		return ordinary(fmt.Errorf("agents.defaults.max_answer_bytes is %d: use %d to %d, or 0 for the default of %d (1 MiB)", d.MaxAnswerBytes, MinAnswerBytes, MaxAnswerBytes, DefaultMaxAnswerBytes))
+		return ordinary(errorf("agents.defaults.max_answer_bytes is %d: use %d to %d, or 0 for the default of %d (1 MiB)", d.MaxAnswerBytes, MinAnswerBytes, MaxAnswerBytes, DefaultMaxAnswerBytes))
 	}
 	if d.MaxTokens < 0 {
-		return ordinary(fmt.Errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens))
+		return ordinary(errorf("agents.defaults.max_tokens is %d: use a positive number, or 0 for no cap", d.MaxTokens))
 	}
 	if t := d.Temperature; t != nil && (*t < 0 || *t > 2) {
-		return ordinary(fmt.Errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t))
+		return ordinary(errorf("agents.defaults.temperature is %g: use a value between 0 and 2, or remove the key", *t))
 	}
 	if err := d.validateMemory(); err != nil {
 		return ordinary(err)
@@ -362,7 +362,7 @@ func (c *Config) Validate() error {
 // checkRetries keeps a retry budget within 0 to providers.MaxRetriesLimit.
 func checkRetries(key string, n *int) error {
 	if n != nil && (*n < 0 || *n > providers.MaxRetriesLimit) {
-		return ordinary(fmt.Errorf("%s is %d: use 0 (fail over at once) to %d, or remove it for the default of %d", key, *n, providers.MaxRetriesLimit, providers.DefaultMaxRetries))
+		return ordinary(errorf("%s is %d: use 0 (fail over at once) to %d, or remove it for the default of %d", key, *n, providers.MaxRetriesLimit, providers.DefaultMaxRetries))
 	}
 	return nil
 }
@@ -372,7 +372,7 @@ func checkRetries(key string, n *int) error {
 // network instead of the config.
 func checkDuration(key string, d Duration) error {
 	if d != 0 && d.Std() < time.Second {
-		return fmt.Errorf("%s is %s, under one second, which is surely a unit mistake: write it like \"90s\" or \"10m\"", key, d.Std())
+		return errorf("%s is %s, under one second, which is surely a unit mistake: write it like \"90s\" or \"10m\"", key, d.Std())
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/joshbot/joshbot/mcpclient"
@@ -68,13 +67,13 @@ func (c *Config) validateMCP() error {
 		s := c.MCP.Servers[name]
 		key := "mcp.servers." + name
 		if err := mcpclient.ValidateName(name); err != nil {
-			return fmt.Errorf("%s: %v: rename the key", key, err)
+			return errorf("%s: %v: rename the key", key, err)
 		}
 		if err := checkDuration(key+".call_timeout", s.CallTimeout); err != nil {
 			return err
 		}
 		if err := s.Server(name).Validate(); err != nil {
-			return fmt.Errorf("%s: %v", key, err)
+			return errorf("%s: %v", key, err)
 		}
 	}
 	return nil

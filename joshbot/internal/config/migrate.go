@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/joshbot/joshbot/joshbot/internal/configmigrate"
 )
@@ -13,7 +12,7 @@ import (
 func upgrade(name string, data []byte, target int, steps map[int]configmigrate.Step) ([]byte, error) {
 	out, _, err := configmigrate.Upgrade(data, target, steps)
 	if err != nil {
-		return nil, fatal(fmt.Errorf("config %s: %w", name, err))
+		return nil, fatal(errorf("config %s: %w", name, err))
 	}
 	return out, nil
 }

@@ -211,7 +211,7 @@ func (c *Config) ResolveAll() (*ModelConfig, []*ResolveError) {
 	for i := range a.Fallbacks {
 		fk := fmt.Sprintf("%s.fallbacks[%d]", key, i)
 		if len(a.Fallbacks[i].Fallbacks) > 0 {
-			problems = append(problems, &ResolveError{CodeUnresolvable, fk, fmt.Errorf("%s.fallbacks: a fallback cannot have fallbacks of its own; list them all under %s.fallbacks", fk, key)})
+			problems = append(problems, &ResolveError{CodeUnresolvable, fk, errorf("%s.fallbacks: a fallback cannot have fallbacks of its own; list them all under %s.fallbacks", fk, key)})
 			continue
 		}
 		add(fk, &a.Fallbacks[i])
@@ -231,15 +231,15 @@ func (c *Config) resolveLegacy() (*ResolvedModel, error) {
 	d := &c.Agents.Defaults
 	name := d.Provider
 	if name == "" {
-		return nil, &ResolveError{CodeNoDefaultProvider, "agents.defaults.provider", fmt.Errorf("%w: set agents.defaults.provider to one of the entries under providers, or models_config.agent.model to a prefixed model id (run `joshbot onboard` to write a working config)", ErrNoProvider)}
+		return nil, &ResolveError{CodeNoDefaultProvider, "agents.defaults.provider", errorf("%w: set agents.defaults.provider to one of the entries under providers, or models_config.agent.model to a prefixed model id (run `joshbot onboard` to write a working config)", ErrNoProvider)}
 	}
 	p, ok := c.Providers[name]
 	spec, isKnown := providers.Lookup(name)
 	if !ok && !isKnown {
-		return nil, &ResolveError{CodeProviderNotEnabled, "agents.defaults.provider", fmt.Errorf("agents.defaults.provider is %q, but there is no providers.%s entry: add one with an api_base", name, name)}
+		return nil, &ResolveError{CodeProviderNotEnabled, "agents.defaults.provider", errorf("agents.defaults.provider is %q, but there is no providers.%s entry: add one with an api_base", name, name)}
 	}
 	if d.Model == "" {
-		return nil, &ResolveError{CodeUnresolvable, "agents.defaults.model", fmt.Errorf("no model configured: set agents.defaults.model (for example %q)", exampleModel(spec))}
+		return nil, &ResolveError{CodeUnresolvable, "agents.defaults.model", errorf("no model configured: set agents.defaults.model (for example %q)", exampleModel(spec))}
 	}
 	return c.finish(&ResolvedModel{Key: "agents.defaults", Provider: name, Model: d.Model}, spec, isKnown, &p, nil)
 }
@@ -247,7 +247,7 @@ func (c *Config) resolveLegacy() (*ResolvedModel, error) {
 // resolveEntry resolves one model-centric entry at config key key.
 func (c *Config) resolveEntry(key string, e *ModelEntry) (*ResolvedModel, error) {
 	if e.Model == "" {
-		return nil, &ResolveError{CodeUnresolvable, key, fmt.Errorf("%s.model is empty: name the model, for example \"groq/llama-3.3-70b-versatile\"", key)}
+		return nil, &ResolveError{CodeUnresolvable, key, errorf("%s.model is empty: name the model, for example \"groq/llama-3.3-70b-versatile\"", key)}
 	}
 	name := e.Provider
 	if name == "" {
@@ -260,13 +260,13 @@ func (c *Config) resolveEntry(key string, e *ModelEntry) (*ResolvedModel, error)
 		}
 	}
 	if name == "" {
-		return nil, &ResolveError{CodeNoDefaultProvider, key, fmt.Errorf("%w for %s.model %q: prefix it with its provider (%s/...), or set %s.provider",
+		return nil, &ResolveError{CodeNoDefaultProvider, key, errorf("%w for %s.model %q: prefix it with its provider (%s/...), or set %s.provider",
 			ErrNoProvider, key, e.Model, strings.Join(providerNames(), "/..., "), key)}
 	}
 	p, ok := c.Providers[name]
 	spec, isKnown := providers.Lookup(name)
 	if !ok && !isKnown {
-		return nil, &ResolveError{CodeProviderNotEnabled, key, fmt.Errorf("%s selects provider %q, which is not built in and has no providers.%s entry: add one with an api_base, or fix %s.provider", key, name, name, key)}
+		return nil, &ResolveError{CodeProviderNotEnabled, key, errorf("%s selects provider %q, which is not built in and has no providers.%s entry: add one with an api_base, or fix %s.provider", key, name, name, key)}
 	}
 	return c.finish(&ResolvedModel{Key: key, Provider: name, Model: e.Model}, spec, isKnown, &p, e)
 }
@@ -286,11 +286,11 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 		base = spec.BaseURL
 	}
 	if base == "" {
-		return nil, &ResolveError{CodeUnresolvable, baseKey, fmt.Errorf("%s is empty: set it to the server's OpenAI-compatible URL, e.g. \"http://localhost:8080/v1\"", baseKey)}
+		return nil, &ResolveError{CodeUnresolvable, baseKey, errorf("%s is empty: set it to the server's OpenAI-compatible URL, e.g. \"http://localhost:8080/v1\"", baseKey)}
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &ResolveError{CodeUnresolvable, baseKey, fmt.Errorf("%s %q is not an http(s) URL", baseKey, redactURL(base))}
+		return nil, &ResolveError{CodeUnresolvable, baseKey, errorf("%s %q is not an http(s) URL", baseKey, redactURL(base))}
 	}
 	rm.BaseURL = base
 
@@ -337,7 +337,7 @@ func (c *Config) finish(rm *ResolvedModel, spec providers.Spec, isKnown bool, p 
 			hint = "YOUR_KEY_VARIABLE"
 		}
 		return rm, &ResolveError{CodeMissingCredential, "providers." + name + ".api_key_env",
-			fmt.Errorf("provider %s has no API key: set providers.%s.api_key_env to the variable holding it (e.g. %q) or export %s", name, name, hint, envName)}
+			errorf("provider %s has no API key: set providers.%s.api_key_env to the variable holding it (e.g. %q) or export %s", name, name, hint, envName)}
 	}
 	if rm.APIKey == "" {
 		rm.Credential = CredentialSource{Kind: "none"}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -34,7 +33,7 @@ func (c *Config) validateOwner() error {
 		for i, s := range ids {
 			s = strings.TrimSpace(s)
 			if s == "" || s == "*" || strings.ContainsAny(s, " \t\n:/") {
-				return fmt.Errorf("owner.%s[%d] is %q: list the owner's own user ids on %s (as in channels.%s.allow_from), not \"*\" or an empty string", ch, i, ids[i], ch, ch)
+				return errorf("owner.%s[%d] is %q: list the owner's own user ids on %s (as in channels.%s.allow_from), not \"*\" or an empty string", ch, i, ids[i], ch, ch)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -57,11 +56,11 @@ func (c *Config) checkProfiles() error {
 	for _, name := range c.ProfileNames() {
 		p := c.Profiles[name]
 		if p.APIKey != "" {
-			return fmt.Errorf("profiles.%s.api_key holds a credential, which a profile may not: remove it and set profiles.%s.api_key_env to the name of a variable holding the key", name, name)
+			return errorf("profiles.%s.api_key holds a credential, which a profile may not: remove it and set profiles.%s.api_key_env to the name of a variable holding the key", name, name)
 		}
 		for i, f := range p.Fallbacks {
 			if f.APIKey != "" {
-				return fmt.Errorf("profiles.%s.fallbacks[%d].api_key holds a credential, which a profile may not: remove it and set profiles.%s.fallbacks[%d].api_key_env instead", name, i, name, i)
+				return errorf("profiles.%s.fallbacks[%d].api_key holds a credential, which a profile may not: remove it and set profiles.%s.fallbacks[%d].api_key_env instead", name, i, name, i)
 			}
 		}
 	}
@@ -84,13 +83,13 @@ func (c *Config) applyProfile(flag string) error {
 		if names := c.ProfileNames(); len(names) > 0 {
 			configured = "configured profiles: " + strings.Join(names, ", ")
 		}
-		return fmt.Errorf("%s names profile %q, which does not exist (%s)", from, name, configured)
+		return errorf("%s names profile %q, which does not exist (%s)", from, name, configured)
 	}
 	if p.Disabled {
-		return fmt.Errorf("profile %q (%s) is disabled: set profiles.%s.disabled to false, or choose another profile", name, from, name)
+		return errorf("profile %q (%s) is disabled: set profiles.%s.disabled to false, or choose another profile", name, from, name)
 	}
 	if p.Model == "" {
-		return fmt.Errorf("profile %q has no model: set profiles.%s.model", name, name)
+		return errorf("profile %q has no model: set profiles.%s.model", name, name)
 	}
 	c.ModelsConfig = ModelsConfig{Agent: p.entry()}
 	c.profile = name
@@ -111,13 +110,13 @@ func Inspect(path string) (*Config, error) {
 		return nil, err
 	}
 	if err := cfg.checkProfiles(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	if err := ApplyEnv(cfg, os.Environ()); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }
@@ -175,7 +174,7 @@ func (c *Config) DescribeProfiles() []ProfileInfo {
 			}
 		} else if unsetOwnKey {
 			info.Problem = &ResolveError{CodeMissingCredential, "profiles." + name + ".api_key_env",
-				fmt.Errorf("profiles.%s.api_key_env names %s, which is not set", name, p.APIKeyEnv)}
+				errorf("profiles.%s.api_key_env names %s, which is not set", name, p.APIKeyEnv)}
 		}
 		out = append(out, info)
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +54,7 @@ func Home() (string, error) {
 	}
 	u, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find home directory: %w (set JOSHBOT_HOME)", err)
+		return "", errorf("find home directory: %w (set JOSHBOT_HOME)", err)
 	}
 	return filepath.Join(u, ".joshbot"), nil
 }
@@ -70,7 +69,7 @@ func (c *Config) WorkspaceDir(home string) (string, error) {
 	if rest, ok := strings.CutPrefix(w, "~"); ok && (rest == "" || rest[0] == '/') {
 		u, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("agents.defaults.workspace %q: %w", w, err)
+			return "", errorf("agents.defaults.workspace %q: %w", w, err)
 		}
 		w = u + rest
 	}

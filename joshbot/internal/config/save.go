@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -15,7 +14,7 @@ import (
 func Save(path string, c *Config) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode config: %w", err)
+		return errorf("encode config: %w", err)
 	}
 	data = append(data, '\n')
 	return WriteFileAtomic(path, data)
@@ -29,7 +28,7 @@ func Save(path string, c *Config) error {
 func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return errorf("create %s: %w", dir, err)
 	}
 	return atomicfile.WriteFile(path, data, 0o600)
 }

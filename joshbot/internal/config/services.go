@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/joshbot/joshbot/providers"
 )
@@ -40,19 +39,19 @@ func (c *Config) ResolveEmbeddings() (*ResolvedModel, error) {
 
 func (c *Config) resolveService(key string, s Service, defaultModel func(string) string) (*ResolvedModel, error) {
 	if s.Provider == "" {
-		return nil, fmt.Errorf("%s.provider is not set: %w", key, ErrNotConfigured)
+		return nil, errorf("%s.provider is not set: %w", key, ErrNotConfigured)
 	}
 	p, ok := c.Providers[s.Provider]
 	spec, isKnown := providers.Lookup(s.Provider)
 	if !ok && !isKnown {
-		return nil, &ResolveError{CodeProviderNotEnabled, key + ".provider", fmt.Errorf("%s.provider is %q, which is not built in and has no providers.%s entry", key, s.Provider, s.Provider)}
+		return nil, &ResolveError{CodeProviderNotEnabled, key + ".provider", errorf("%s.provider is %q, which is not built in and has no providers.%s entry", key, s.Provider, s.Provider)}
 	}
 	model := s.Model
 	if model == "" {
 		model = defaultModel(s.Provider)
 	}
 	if model == "" {
-		return nil, &ResolveError{CodeUnresolvable, key + ".model", fmt.Errorf("%s.model is empty and provider %s has no default: set %s.model", key, s.Provider, key)}
+		return nil, &ResolveError{CodeUnresolvable, key + ".model", errorf("%s.model is empty and provider %s has no default: set %s.model", key, s.Provider, key)}
 	}
 	rm, err := c.finish(&ResolvedModel{Key: key, Provider: s.Provider, Model: model}, spec, isKnown, &p, nil)
 	if err != nil {

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -80,33 +79,33 @@ func (t *Tools) validate() error {
 	switch t.ShellSandbox {
 	case "", "off", "workspace":
 	default:
-		return fmt.Errorf("tools.shell_sandbox is %q: use \"workspace\" or \"off\"", t.ShellSandbox)
+		return errorf("tools.shell_sandbox is %q: use \"workspace\" or \"off\"", t.ShellSandbox)
 	}
 	switch t.ShellApproval {
 	case "", "off", "interactive", "always":
 	default:
-		return fmt.Errorf("tools.shell_approval is %q: use \"off\", \"interactive\" or \"always\"", t.ShellApproval)
+		return errorf("tools.shell_approval is %q: use \"off\", \"interactive\" or \"always\"", t.ShellApproval)
 	}
 	switch t.ShellScreening {
 	case "", "auto", "allowlist":
 	case "denylist":
 		if !t.SandboxEnabled() {
-			return fmt.Errorf("tools.shell_screening is \"denylist\" but tools.shell_sandbox is not \"workspace\": the deny list alone is bypassable, so turn the sandbox on or use \"allowlist\"")
+			return errorf("tools.shell_screening is \"denylist\" but tools.shell_sandbox is not \"workspace\": the deny list alone is bypassable, so turn the sandbox on or use \"allowlist\"")
 		}
 	default:
-		return fmt.Errorf("tools.shell_screening is %q: use \"auto\", \"allowlist\" or \"denylist\"", t.ShellScreening)
+		return errorf("tools.shell_screening is %q: use \"auto\", \"allowlist\" or \"denylist\"", t.ShellScreening)
 	}
 	for _, n := range t.ShellAllow {
 		if n == "" || strings.ContainsAny(n, "/ \t\n;&|$`'\"\\") {
-			return fmt.Errorf("tools.shell_allow entry %q is not a plain program name", n)
+			return errorf("tools.shell_allow entry %q is not a plain program name", n)
 		}
 	}
 	for _, n := range t.ShellEnv {
 		if n == "" || strings.ContainsAny(n, "= \t\n") {
-			return fmt.Errorf("tools.shell_env entry %q is not a variable name", n)
+			return errorf("tools.shell_env entry %q is not a variable name", n)
 		}
 		if sandbox.SecretName(n) {
-			return fmt.Errorf("tools.shell_env lists %s, which is named like a credential and is never passed to commands: remove it from tools.shell_env", n)
+			return errorf("tools.shell_env lists %s, which is named like a credential and is never passed to commands: remove it from tools.shell_env", n)
 		}
 	}
 	if err := checkDuration("tools.shell_timeout", t.ShellTimeout); err != nil {
@@ -115,11 +114,11 @@ func (t *Tools) validate() error {
 	w := &t.Web
 	for _, b := range w.Backends {
 		if b != "exa-cli" && b != "exa-mcp" && b != "exa" && b != "duckduckgo" {
-			return fmt.Errorf("tools.web.backends has %q: use \"exa-cli\", \"exa-mcp\", \"exa\" and/or \"duckduckgo\"", b)
+			return errorf("tools.web.backends has %q: use \"exa-cli\", \"exa-mcp\", \"exa\" and/or \"duckduckgo\"", b)
 		}
 	}
 	if w.ExaAPIKey != "" && w.ExaAPIKeyEnv != "" {
-		return fmt.Errorf("tools.web sets both exa_api_key and exa_api_key_env: keep one")
+		return errorf("tools.web sets both exa_api_key and exa_api_key_env: keep one")
 	}
 	for key, u := range map[string]string{"tools.web.exa_url": w.ExaURL, "tools.web.duckduckgo_url": w.DuckDuckGoURL} {
 		if u == "" {
@@ -127,7 +126,7 @@ func (t *Tools) validate() error {
 		}
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("%s %q is not an http(s) URL", key, u)
+			return errorf("%s %q is not an http(s) URL", key, u)
 		}
 	}
 	for key, d := range map[string]Duration{
@@ -149,7 +148,7 @@ func (w *Web) ExaKey() (string, error) {
 	if w.ExaAPIKeyEnv != "" {
 		v := strings.TrimSpace(os.Getenv(w.ExaAPIKeyEnv))
 		if v == "" {
-			return "", fmt.Errorf("tools.web.exa_api_key_env names %s, which is not set: export %s, or remove tools.web.exa_api_key_env", w.ExaAPIKeyEnv, w.ExaAPIKeyEnv)
+			return "", errorf("tools.web.exa_api_key_env names %s, which is not set: export %s, or remove tools.web.exa_api_key_env", w.ExaAPIKeyEnv, w.ExaAPIKeyEnv)
 		}
 		redact.AddSecret(v)
 		return v, nil

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -54,7 +53,7 @@ func (t Tuning) validate() error {
 	}
 	e := t.Effective()
 	if e.Step > e.MaxBump {
-		return ordinary(fmt.Errorf("tuning.step (%s) is larger than tuning.max_bump (%s): make the step smaller or the cap larger", e.Step.Std(), e.MaxBump.Std()))
+		return ordinary(errorf("tuning.step (%s) is larger than tuning.max_bump (%s): make the step smaller or the cap larger", e.Step.Std(), e.MaxBump.Std()))
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ type WebhookRoute struct {
 func (r *WebhookRoute) Secret(key string) (string, error) {
 	v := strings.TrimSpace(os.Getenv(r.SecretEnv))
 	if v == "" {
-		return "", fmt.Errorf("%s.secret_env names %s, which is not set: export %s with the secret configured on GitHub", key, r.SecretEnv, r.SecretEnv)
+		return "", errorf("%s.secret_env names %s, which is not set: export %s with the secret configured on GitHub", key, r.SecretEnv, r.SecretEnv)
 	}
 	redact.AddSecret(v)
 	return v, nil
@@ -51,35 +51,35 @@ func (c *Config) validateWebhooks() error {
 	w := &c.Webhooks
 	if w.Listen == "" {
 		if len(w.Routes) > 0 {
-			return fmt.Errorf("webhooks.routes is set but webhooks.listen is empty: set it to an address such as 127.0.0.1:8787")
+			return errorf("webhooks.routes is set but webhooks.listen is empty: set it to an address such as 127.0.0.1:8787")
 		}
 		return nil
 	}
 	if _, _, err := net.SplitHostPort(w.Listen); err != nil {
-		return fmt.Errorf("webhooks.listen %q is not host:port: %v", w.Listen, err)
+		return errorf("webhooks.listen %q is not host:port: %v", w.Listen, err)
 	}
 	if len(w.Routes) == 0 {
-		return fmt.Errorf("webhooks.listen is set but webhooks.routes is empty: add a route with name, path and secret_env")
+		return errorf("webhooks.listen is set but webhooks.routes is empty: add a route with name, path and secret_env")
 	}
 	if w.MaxBodyBytes < 0 {
-		return fmt.Errorf("webhooks.max_body_bytes is %d: use a positive size, or 0 for 1 MiB", w.MaxBodyBytes)
+		return errorf("webhooks.max_body_bytes is %d: use a positive size, or 0 for 1 MiB", w.MaxBodyBytes)
 	}
 	paths := map[string]bool{}
 	for i, r := range w.Routes {
 		key := fmt.Sprintf("webhooks.routes[%d]", i)
 		switch {
 		case r.Name == "":
-			return fmt.Errorf("%s.name is empty: name the route", key)
+			return errorf("%s.name is empty: name the route", key)
 		case !strings.HasPrefix(r.Path, "/"):
-			return fmt.Errorf("%s.path %q must start with /", key, r.Path)
+			return errorf("%s.path %q must start with /", key, r.Path)
 		case paths[r.Path]:
-			return fmt.Errorf("%s.path %q is used by another route", key, r.Path)
+			return errorf("%s.path %q is used by another route", key, r.Path)
 		case r.SecretEnv == "":
-			return fmt.Errorf("%s.secret_env is empty: name the variable holding the GitHub webhook secret (unsigned deliveries are never accepted)", key)
+			return errorf("%s.secret_env is empty: name the variable holding the GitHub webhook secret (unsigned deliveries are never accepted)", key)
 		}
 		if r.Agent != "" {
 			if _, ok := c.Agents.Profiles[r.Agent]; !ok {
-				return fmt.Errorf("%s.agent %q is not in agents.profiles: add the profile or remove the key", key, r.Agent)
+				return errorf("%s.agent %q is not in agents.profiles: add the profile or remove the key", key, r.Agent)
 			}
 		}
 		paths[r.Path] = true

@@ -3,7 +3,6 @@ package configedit
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"os"
 	"sort"
@@ -23,13 +22,13 @@ import (
 func SetFileKey(path, key string, value any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("read config: %w", err)
+		return errorf("read config: %w", err)
 	}
 	var doc map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("config %s does not parse: %w", path, err)
+		return errorf("config %s does not parse: %w", path, err)
 	}
 	parts := strings.Split(key, ".")
 	m := doc
@@ -37,7 +36,7 @@ func SetFileKey(path, key string, value any) error {
 		next, ok := m[p].(map[string]any)
 		if !ok {
 			if m[p] != nil {
-				return fmt.Errorf("config %s: %s is not an object", path, p)
+				return errorf("config %s: %s is not an object", path, p)
 			}
 			next = map[string]any{}
 			m[p] = next
@@ -59,7 +58,7 @@ func SetFileKey(path, key string, value any) error {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("%s not changed: %w", key, err)
+		return errorf("%s not changed: %w", key, err)
 	}
 	return config.WriteFileAtomic(path, out)
 }
@@ -105,7 +104,7 @@ func ParseSafe(key, value string) (any, error) {
 		if k.Key == key {
 			v, err := k.rule.parse(strings.TrimSpace(value))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v (%s)", key, err, k.Help)
+				return nil, errorf("%s: %v (%s)", key, err, k.Help)
 			}
 			return v, nil
 		}
@@ -116,14 +115,14 @@ func ParseSafe(key, value string) (any, error) {
 	}
 	names = append(names, ProfileKeyPrefix+"<name>")
 	sort.Strings(names)
-	return nil, fmt.Errorf("%s cannot be changed from a conversation; changeable keys: %s", key, strings.Join(names, ", "))
+	return nil, errorf("%s cannot be changed from a conversation; changeable keys: %s", key, strings.Join(names, ", "))
 }
 
 // parseProfile reads one agents.profiles entry for [ParseSafe]; the file's
 // validation checks the rest (the name's form, the model id, bounds).
 func parseProfile(name, value string) (any, error) {
 	if name == "" || strings.Contains(name, ".") {
-		return nil, fmt.Errorf("agents.profiles key %q: use a short name without dots, spaces or slashes", name)
+		return nil, errorf("agents.profiles key %q: use a short name without dots, spaces or slashes", name)
 	}
 	value = strings.TrimSpace(value)
 	if value == "null" {
@@ -133,7 +132,7 @@ func parseProfile(name, value string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s%s: %v (a JSON object with description, model, tools, prompt and max_iterations, or null to delete)", ProfileKeyPrefix, name, err)
+		return nil, errorf("%s%s: %v (a JSON object with description, model, tools, prompt and max_iterations, or null to delete)", ProfileKeyPrefix, name, err)
 	}
 	var v map[string]any
 	b, _ := json.Marshal(p)
@@ -169,13 +168,13 @@ func (r rule) parse(s string) (any, error) {
 	case intRule:
 		n, err := strconv.Atoi(s)
 		if err != nil || float64(n) < r.lo || float64(n) > r.hi {
-			return nil, fmt.Errorf("%q is not a whole number from %d to %d", s, int(r.lo), int(r.hi))
+			return nil, errorf("%q is not a whole number from %d to %d", s, int(r.lo), int(r.hi))
 		}
 		return n, nil
 	case floatRule:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f < r.lo || f > r.hi {
-			return nil, fmt.Errorf("%q is not a number from %g to %g", s, r.lo, r.hi)
+			return nil, errorf("%q is not a number from %g to %g", s, r.lo, r.hi)
 		}
 		return f, nil
 	case boolRule:
@@ -184,7 +183,7 @@ func (r rule) parse(s string) (any, error) {
 		lo, hi := time.Duration(r.lo), time.Duration(r.hi)
 		d, err := time.ParseDuration(s)
 		if err != nil || d < lo || d > hi {
-			return nil, fmt.Errorf("%q is not a duration from %s to %s", s, lo, hi)
+			return nil, errorf("%q is not a duration from %s to %s", s, lo, hi)
 		}
 		return d.String(), nil
 	default:
@@ -193,14 +192,14 @@ func (r rule) parse(s string) (any, error) {
 				return s, nil
 			}
 		}
-		return nil, fmt.Errorf("%q is not one of %s", s, strings.Join(r.vals, ", "))
+		return nil, errorf("%q is not one of %s", s, strings.Join(r.vals, ", "))
 	}
 }
 
 func parseBool(s string) (any, error) {
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not true or false", s)
+		return nil, errorf("%q is not true or false", s)
 	}
 	return b, nil
 }

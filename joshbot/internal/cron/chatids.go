@@ -3,7 +3,6 @@ package cron
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -29,11 +28,11 @@ func OpenChatIDs(path string) (*ChatIDs, error) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("chat ids: %w", err)
+		return nil, errorf("chat ids: %w", err)
 	}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &c.m); err != nil {
-			return nil, fmt.Errorf("chat ids: %s does not parse (%v): fix or remove it; it is rebuilt from the next messages", path, err)
+			return nil, errorf("chat ids: %s does not parse (%v): fix or remove it; it is rebuilt from the next messages", path, err)
 		}
 	}
 	return c, nil
@@ -70,7 +69,7 @@ func (c *ChatIDs) Record(channel, chatID string) error {
 		} else {
 			delete(c.m, channel)
 		}
-		return fmt.Errorf("chat ids: %w", err)
+		return errorf("chat ids: %w", err)
 	}
 	return nil
 }

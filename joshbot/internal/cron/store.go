@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,11 +55,11 @@ func OpenStore(path string) (*Store, error) {
 		return s, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cron: %w", err)
+		return nil, errorf("cron: %w", err)
 	}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &s.jobs); err != nil {
-			return nil, fmt.Errorf("cron: %s does not parse (%v): fix or move the file; it holds the scheduled jobs", path, err)
+			return nil, errorf("cron: %s does not parse (%v): fix or move the file; it holds the scheduled jobs", path, err)
 		}
 	}
 	return s, nil
@@ -73,7 +72,7 @@ func (s *Store) saveLocked(jobs []tools.CronJob) error {
 		return err
 	}
 	if err := config.WriteFileAtomic(s.path, append(data, '\n')); err != nil {
-		return fmt.Errorf("cron: save: %w", err)
+		return errorf("cron: save: %w", err)
 	}
 	s.jobs = jobs
 	return nil
@@ -95,7 +94,7 @@ func (s *Store) Add(_ context.Context, job tools.CronJob) (tools.CronJob, error)
 		}
 	}
 	if n >= MaxJobsPerSession {
-		return job, fmt.Errorf("this conversation already has %d scheduled jobs, the limit; remove some first", n)
+		return job, errorf("this conversation already has %d scheduled jobs, the limit; remove some first", n)
 	}
 	next := append(append([]tools.CronJob(nil), s.jobs...), job)
 	return job, s.saveLocked(next)

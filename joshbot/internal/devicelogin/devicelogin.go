@@ -87,7 +87,7 @@ func (d *flow) post(ctx context.Context, path string, form url.Values, v any) er
 	req.Header.Set("Accept", "application/json")
 	resp, err := d.HTTPClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s could not be reached: %w", d.GitHubURL, err)
+		return errorf("%s could not be reached: %w", d.GitHubURL, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -95,10 +95,10 @@ func (d *flow) post(ctx context.Context, path string, form url.Values, v any) er
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s%s answered HTTP %d", d.GitHubURL, path, resp.StatusCode)
+		return errorf("%s%s answered HTTP %d", d.GitHubURL, path, resp.StatusCode)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s%s answered something that is not JSON", d.GitHubURL, path)
+		return errorf("%s%s answered something that is not JSON", d.GitHubURL, path)
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func Login(ctx context.Context, out io.Writer, opts *Options) (string, error) {
 	d := &flow{opts.withDefaults()}
 	var dc deviceCode
 	if err := d.post(ctx, "/login/device/code", url.Values{"client_id": {d.ClientID}, "scope": {d.Scope}}, &dc); err != nil {
-		return "", fmt.Errorf("start the device login: %w", err)
+		return "", errorf("start the device login: %w", err)
 	}
 	if dc.DeviceCode == "" || dc.UserCode == "" {
 		return "", errors.New("start the device login: the answer has no device or user code")
@@ -136,7 +136,7 @@ func Login(ctx context.Context, out io.Writer, opts *Options) (string, error) {
 		}
 		form := url.Values{"client_id": {d.ClientID}, "device_code": {dc.DeviceCode}, "grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}}
 		if err := d.post(ctx, "/login/oauth/access_token", form, &tok); err != nil {
-			return "", fmt.Errorf("poll the device login: %w", err)
+			return "", errorf("poll the device login: %w", err)
 		}
 		switch tok.Error {
 		case "":
@@ -156,7 +156,7 @@ func Login(ctx context.Context, out io.Writer, opts *Options) (string, error) {
 		case "access_denied":
 			return "", errors.New("the login was declined on GitHub")
 		default:
-			return "", fmt.Errorf("the login failed: %s", tok.Error)
+			return "", errorf("the login failed: %s", tok.Error)
 		}
 	}
 }
@@ -185,7 +185,7 @@ func StoreCopilotToken(cfgPath, token string) error {
 			return err
 		}
 	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("read config: %w", err)
+		return errorf("read config: %w", err)
 	}
 	p := cfg.Providers["github_copilot"]
 	p.APIKey, p.APIKeyEnv = token, ""

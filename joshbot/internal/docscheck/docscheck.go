@@ -134,10 +134,10 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	}
 	root, err := filepath.Abs(opts.Root)
 	if err != nil {
-		return nil, fmt.Errorf("docscheck: Options.Root %q: %w", opts.Root, err)
+		return nil, errorf("docscheck: Options.Root %q: %w", opts.Root, err)
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("docscheck: Options.Root %q is not a directory", opts.Root)
+		return nil, errorf("docscheck: Options.Root %q is not a directory", opts.Root)
 	}
 	readOnly, err := readOnlyRegistry(root)
 	if err != nil {
@@ -182,11 +182,11 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	defer cancel()
 	reply, err := ag.Process(ctx, agent.Request{SessionKey: "docs:check", Text: text, Channel: "cli"})
 	if err != nil {
-		return nil, fmt.Errorf("docs check: %w", err)
+		return nil, errorf("docs check: %w", err)
 	}
 	findings, err := parseFindings(reply.Text)
 	if err != nil {
-		return nil, fmt.Errorf("docs check: the checker's answer is not the findings document: %w", err)
+		return nil, errorf("docs check: the checker's answer is not the findings document: %w", err)
 	}
 	kept, dropped := keepEvidenced(findings, root, ran)
 	now := time.Now().UTC()
@@ -211,7 +211,7 @@ func readOnlyRegistry(root string) (*tools.Registry, error) {
 	for _, name := range readOnlyTools {
 		t, ok := full.Get(name)
 		if !ok {
-			return nil, fmt.Errorf("docs check: the %s tool is missing", name)
+			return nil, errorf("docs check: the %s tool is missing", name)
 		}
 		if err := ro.Register(t); err != nil {
 			return nil, err
@@ -225,7 +225,7 @@ func readOnlyRegistry(root string) (*tools.Registry, error) {
 // every other write gets.
 func writeContained(ctx context.Context, ws, name, body string) error {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return fmt.Errorf("workspace: %w", err)
+		return errorf("workspace: %w", err)
 	}
 	reg := tools.NewRegistry()
 	if err := tools.RegisterFilesystem(reg, ws); err != nil {
@@ -236,7 +236,7 @@ func writeContained(ctx context.Context, ws, name, body string) error {
 		return err
 	}
 	if _, err := reg.Execute(ctx, "write_file", args); err != nil {
-		return fmt.Errorf("write the drift report: %w", err)
+		return errorf("write the drift report: %w", err)
 	}
 	return nil
 }

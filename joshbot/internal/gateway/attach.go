@@ -67,15 +67,15 @@ func readSpooled(spool, id string, limit int64) ([]byte, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("spool id %q: %w", id, err)
+		return nil, errorf("spool id %q: %w", id, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("spool id %q: %w", id, err)
+		return nil, errorf("spool id %q: %w", id, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("spool id %q: %w", id, errAttachmentTooLarge)
+		return nil, errorf("spool id %q: %w", id, errAttachmentTooLarge)
 	}
 	return data, nil
 }

@@ -159,9 +159,9 @@ func channelStartError(err error) error {
 	case errors.Is(err, webhook.ErrListen):
 		var op *net.OpError
 		if errors.As(err, &op) {
-			return fmt.Errorf("webhooks.listen: %w", op)
+			return errorf("webhooks.listen: %w", op)
 		}
-		return fmt.Errorf("webhooks.listen: %w", err)
+		return errorf("webhooks.listen: %w", err)
 	}
 	return err
 }

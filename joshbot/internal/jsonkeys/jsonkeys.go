@@ -26,7 +26,7 @@ func SetPath(v reflect.Value, path []string, text string) error {
 		case reflect.Struct:
 			f, ok := fieldByJSONName(v, part)
 			if !ok {
-				return fmt.Errorf("no config key %q", strings.Join(path[:i+1], "."))
+				return errorf("no config key %q", strings.Join(path[:i+1], "."))
 			}
 			v = f
 		case reflect.Map:
@@ -43,7 +43,7 @@ func SetPath(v reflect.Value, path []string, text string) error {
 			v.SetMapIndex(reflect.ValueOf(part), elem)
 			return nil
 		default:
-			return fmt.Errorf("no config key %q", strings.Join(path[:i+1], "."))
+			return errorf("no config key %q", strings.Join(path[:i+1], "."))
 		}
 	}
 	return setLeaf(v, key, text)
@@ -71,7 +71,7 @@ func setLeaf(v reflect.Value, key, text string) error {
 	}
 	if v.CanAddr() && v.Addr().Type().Implements(textUnmarshalerType()) {
 		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
+			return errorf("%s: %w", key, err)
 		}
 		return nil
 	}
@@ -81,23 +81,23 @@ func setLeaf(v reflect.Value, key, text string) error {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
-			return fmt.Errorf("%s must be true or false, not %q", key, text)
+			return errorf("%s must be true or false, not %q", key, text)
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		if err != nil {
-			return fmt.Errorf("%s must be a whole number, not %q", key, text)
+			return errorf("%s must be a whole number, not %q", key, text)
 		}
 		v.SetInt(n)
 	case reflect.Float64, reflect.Float32:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
-			return fmt.Errorf("%s must be a number, not %q", key, text)
+			return errorf("%s must be a number, not %q", key, text)
 		}
 		v.SetFloat(f)
 	default:
-		return fmt.Errorf("%s cannot be set from the environment; edit config.json", key)
+		return errorf("%s cannot be set from the environment; edit config.json", key)
 	}
 	return nil
 }

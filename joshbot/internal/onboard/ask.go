@@ -87,7 +87,7 @@ func Ask(in *bufio.Reader, out io.Writer, readSecret func() (string, error), f *
 			key, err := readSecret()
 			fmt.Fprintln(out)
 			if err != nil {
-				return fmt.Errorf("read the API key: %w", err)
+				return errorf("read the API key: %w", err)
 			}
 			f.APIKey = strings.TrimSpace(key)
 			if f.APIKey == "" {
@@ -166,14 +166,14 @@ func askBaseURL(in *bufio.Reader, out io.Writer, spec providers.Spec) (string, [
 func ListModels(ctx context.Context, base string) ([]string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not a base URL: it must start with http:// or https:// and name a host", base)
+		return nil, errorf("%q is not a base URL: it must start with http:// or https:// and name a host", base)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	target := strings.TrimRight(base, "/") + "/models"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", target, err)
+		return nil, errorf("GET %s: %w", target, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -181,11 +181,11 @@ func ListModels(ctx context.Context, base string) ([]string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("GET %s failed: %w", target, err)
+		return nil, errorf("GET %s failed: %w", target, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s answered %s, not the model list", target, resp.Status)
+		return nil, errorf("GET %s answered %s, not the model list", target, resp.Status)
 	}
 	var list struct {
 		Data []struct {
@@ -193,7 +193,7 @@ func ListModels(ctx context.Context, base string) ([]string, error) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list); err != nil {
-		return nil, fmt.Errorf("GET %s did not answer an OpenAI model list: %w", target, err)
+		return nil, errorf("GET %s did not answer an OpenAI model list: %w", target, err)
 	}
 	ids := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {

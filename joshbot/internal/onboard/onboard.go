@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -70,7 +69,7 @@ func NewConfig(ctx context.Context, f *Choices) (*config.Config, error) {
 		var ok bool
 		spec, ok = providers.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("--provider %q is not known: use one of %s", name, strings.Join(KnownNames(), ", "))
+			return nil, errorf("--provider %q is not known: use one of %s", name, strings.Join(KnownNames(), ", "))
 		}
 	}
 	p := config.Provider{APIBase: f.APIBase, APIKeyEnv: f.APIKeyEnv}
@@ -82,17 +81,17 @@ func NewConfig(ctx context.Context, f *Choices) (*config.Config, error) {
 		p.APIKey, p.APIKeyEnv = f.APIKey, ""
 	}
 	if p.APIKeyEnv != "" && os.Getenv(p.APIKeyEnv) == "" {
-		return nil, fmt.Errorf("provider %s needs an API key: export %s=<your key> and run onboard again", name, p.APIKeyEnv)
+		return nil, errorf("provider %s needs an API key: export %s=<your key> and run onboard again", name, p.APIKeyEnv)
 	}
 	if spec.BaseURL == "" && p.APIBase == "" {
-		return nil, fmt.Errorf("--provider %s needs --api-base, the server's OpenAI-compatible URL (e.g. http://localhost:8080/v1)", name)
+		return nil, errorf("--provider %s needs --api-base, the server's OpenAI-compatible URL (e.g. http://localhost:8080/v1)", name)
 	}
 	model := f.Model
 	if model == "" {
 		model = spec.DefaultModel
 	}
 	if model == "" {
-		return nil, fmt.Errorf("--provider %s has no default model: pass --model", name)
+		return nil, errorf("--provider %s has no default model: pass --model", name)
 	}
 	cfg.Agents.Defaults.Provider = name
 	cfg.Agents.Defaults.Model = model
@@ -119,7 +118,7 @@ func detectProvider(ctx context.Context, ollamaURL string) (providers.Spec, stri
 	} else if !errors.Is(err, errNoOllama) {
 		return providers.Spec{}, "", err
 	}
-	return providers.Spec{}, "", fmt.Errorf("no LLM provider found: export one of %s (for example OPENROUTER_API_KEY=<key>), "+
+	return providers.Spec{}, "", errorf("no LLM provider found: export one of %s (for example OPENROUTER_API_KEY=<key>), "+
 		"or start Ollama on %s and pull a model, or pass --provider custom --api-base URL --model ID",
 		strings.Join(KeyEnvs(), ", "), ollamaURL)
 }
@@ -132,7 +131,7 @@ func ollamaModel(ctx context.Context, base string) (string, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/api/tags", nil)
 	if err != nil {
-		return "", fmt.Errorf("--ollama-url %q: %w", base, err)
+		return "", errorf("--ollama-url %q: %w", base, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -151,7 +150,7 @@ func ollamaModel(ctx context.Context, base string) (string, error) {
 		return "", errNoOllama
 	}
 	if len(tags.Models) == 0 {
-		return "", fmt.Errorf("the Ollama running at %s has no models: run `ollama pull llama3.2` and onboard again", base)
+		return "", errorf("the Ollama running at %s has no models: run `ollama pull llama3.2` and onboard again", base)
 	}
 	return tags.Models[0].Name, nil
 }

@@ -19,7 +19,7 @@ func ApplySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (
 	case "", "auto", "on":
 		if !usable {
 			if choice == "on" {
-				return "", fmt.Errorf("--shell-sandbox on: %s; use --shell-sandbox off", describeNoSandbox(rep))
+				return "", errorf("--shell-sandbox on: %s; use --shell-sandbox off", describeNoSandbox(rep))
 			}
 			return fmt.Sprintf("Shell sandbox: not available (%s); the shell runs allowlisted read-only commands only.", describeNoSandbox(rep)), nil
 		}
@@ -28,7 +28,7 @@ func ApplySandboxChoice(choice string, cfg *config.Config, rep sandbox.Report) (
 	case "off":
 		return "Shell sandbox: off; the shell runs allowlisted read-only commands only (set tools.shell_sandbox to \"workspace\" to change this).", nil
 	}
-	return "", fmt.Errorf("--shell-sandbox %q: use auto, on or off", choice)
+	return "", errorf("--shell-sandbox %q: use auto, on or off", choice)
 }
 
 // SandboxHint is the line for an existing config that could turn the

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 	"github.com/joshbot/joshbot/providers"
@@ -69,7 +68,7 @@ func (c *Checked) Err(cfgPath string) error {
 		// The load error names the file itself.
 		return c.Problems[0]
 	}
-	return fmt.Errorf("%w (config %s)", errors.Join(c.Problems...), config.Tilde(cfgPath))
+	return errorf("%w (config %s)", errors.Join(c.Problems...), config.Tilde(cfgPath))
 }
 
 // checkTools validates the tool settings that registerShellAndWeb would
@@ -78,10 +77,10 @@ func checkTools(cfg *config.Config) []error {
 	var errs []error
 	tc := &cfg.Tools
 	if _, err := sandbox.NewScreener(&sandbox.ScreenOptions{Mode: sandbox.ScreenAllowlist, Allow: tc.ShellAllow, Deny: tc.ShellDeny}); err != nil {
-		errs = append(errs, fmt.Errorf("tools.shell_allow: %w", err))
+		errs = append(errs, errorf("tools.shell_allow: %w", err))
 	}
 	if _, err := tools.ParseApprovalMode(tc.ShellApproval); err != nil {
-		errs = append(errs, fmt.Errorf("tools.shell_approval: %w", err))
+		errs = append(errs, errorf("tools.shell_approval: %w", err))
 	}
 	// Whether the exa command is installed changes no error, so $PATH
 	// is searched once, when the backends are built.

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -80,13 +79,13 @@ func keepUndelivered(path string, m bus.Outbound) error {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("keep undelivered reply: %w", err)
+		return errorf("keep undelivered reply: %w", err)
 	}
 	defer f.Close()
 	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("keep undelivered reply: %w", err)
+		return errorf("keep undelivered reply: %w", err)
 	}
-	return fmt.Errorf("no %s channel runs in this process; the reply is kept in %s", m.Channel, config.Tilde(path))
+	return errorf("no %s channel runs in this process; the reply is kept in %s", m.Channel, config.Tilde(path))
 }
 
 // registerCron opens the job store and registers the cron tool.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -154,7 +153,7 @@ func ReadHealth(home string) (HealthDoc, error) {
 		return doc, err
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return doc, fmt.Errorf("%s is not valid JSON: %w", HealthFile, err)
+		return doc, errorf("%s is not valid JSON: %w", HealthFile, err)
 	}
 	if doc.Providers == nil {
 		doc.Providers = []output.ProviderHealth{}

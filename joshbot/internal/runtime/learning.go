@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"fmt"
-
 	"github.com/joshbot/joshbot/agent"
 	"github.com/joshbot/joshbot/joshbot/internal/config"
 )
@@ -17,7 +15,7 @@ func (o *Options) learningModel(cfg *config.Config, cfgPath string, opts *agent.
 	}
 	rm, err := cfg.ResolveLearningModel()
 	if err != nil {
-		return fmt.Errorf("%w (config %s)", err, config.Tilde(cfgPath))
+		return errorf("%w (config %s)", err, config.Tilde(cfgPath))
 	}
 	if rm == nil {
 		return nil

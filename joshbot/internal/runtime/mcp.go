@@ -45,7 +45,7 @@ func startMCP(cfg *config.Config, home string, reg *tools.Registry, log *slog.Lo
 	})
 	if err := m.Launch(decls); err != nil {
 		m.Close()
-		return nil, nil, fmt.Errorf("config mcp: %w", err)
+		return nil, nil, errorf("config mcp: %w", err)
 	}
 	w.register(m, reg)
 	return m, w, nil

@@ -24,7 +24,7 @@ type CLIOutbox struct {
 // otherwise.
 func (o *CLIOutbox) PublishOutbound(_ context.Context, m bus.Outbound) error {
 	if m.Channel != "cli" {
-		return fmt.Errorf("no %s channel runs in this process; start the gateway to reach it", m.Channel)
+		return errorf("no %s channel runs in this process; start the gateway to reach it", m.Channel)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -54,7 +54,7 @@ func (o *Outbox) PublishOutbound(ctx context.Context, m bus.Outbound) error {
 	b := o.bus
 	o.mu.RUnlock()
 	if b == nil {
-		return fmt.Errorf("no %s channel runs in this process; start the gateway to reach it", m.Channel)
+		return errorf("no %s channel runs in this process; start the gateway to reach it", m.Channel)
 	}
 	return b.PublishOutbound(ctx, m)
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -61,7 +60,7 @@ func readCapped(path string, limit int64) (string, error) {
 		return "", err
 	}
 	if int64(len(b)) > limit {
-		return "", fmt.Errorf("over %d KiB", limit>>10)
+		return "", errorf("over %d KiB", limit>>10)
 	}
 	return string(b), nil
 }

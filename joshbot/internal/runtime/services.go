@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/joshbot/joshbot/apiserver"
@@ -24,7 +23,7 @@ func serviceClient(rm *config.ResolvedModel) (*providers.Client, error) {
 		Headers:    rm.Headers,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rm.Key, err)
+		return nil, errorf("%s: %w", rm.Key, err)
 	}
 	return c, nil
 }

@@ -102,7 +102,7 @@ func runCronRemove(ctx context.Context, opts *cronRemoveOptions) error {
 	}
 	if err := store.Remove(ctx, "", opts.ID); err != nil {
 		if errors.Is(err, tools.ErrJobNotFound) {
-			return fmt.Errorf("no job %q: see joshbot cron list", opts.ID)
+			return errorf("no job %q: see joshbot cron list", opts.ID)
 		}
 		return err
 	}

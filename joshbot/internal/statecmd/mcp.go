@@ -72,7 +72,7 @@ func newMCPListCmd(f *cmdutil.Factory, runF func(context.Context, *mcpListOption
 				opts.Output = "json"
 			}
 			if opts.Output != "text" && opts.Output != "json" {
-				return fmt.Errorf("--output %q: use text or json", opts.Output)
+				return errorf("--output %q: use text or json", opts.Output)
 			}
 			return runF(cmd.Context(), opts)
 		},
@@ -132,7 +132,7 @@ func runMCPTrust(ctx context.Context, opts *mcpTrustOptions) error {
 		return err
 	}
 	if _, ok := cfg.MCP.Servers[name]; !ok {
-		return fmt.Errorf("no MCP server %q in config: declared servers are %s", name, report.Declared(cfg))
+		return errorf("no MCP server %q in config: declared servers are %s", name, report.Declared(cfg))
 	}
 	store := mcpclient.OpenTrustStore(filepath.Join(home, runtime.MCPTrustFile))
 	doc, err := report.InspectMCP(ctx, cfg, store, filepath.Join(home, runtime.ManifestCacheFile), []string{name})
@@ -141,10 +141,10 @@ func runMCPTrust(ctx context.Context, opts *mcpTrustOptions) error {
 	}
 	s := doc.Servers[0]
 	if s.SHA256 == "" {
-		return fmt.Errorf("mcp server %q did not answer, so there is nothing to approve: %s", name, s.Reason)
+		return errorf("mcp server %q did not answer, so there is nothing to approve: %s", name, s.Reason)
 	}
 	if opts.SHA256 != "" && !strings.EqualFold(opts.SHA256, s.SHA256) {
-		return fmt.Errorf("mcp server %q now advertises sha256 %s, not the %s you reviewed: run `joshbot mcp list` again", name, s.SHA256, opts.SHA256)
+		return errorf("mcp server %q now advertises sha256 %s, not the %s you reviewed: run `joshbot mcp list` again", name, s.SHA256, opts.SHA256)
 	}
 	if err := store.Approve(name, s.SHA256); err != nil {
 		return err

@@ -97,7 +97,7 @@ func newSessionsShowCmd(f *cmdutil.Factory, runF func(context.Context, *sessions
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Last < 0 {
-				return fmt.Errorf("--last %d: give a positive number of messages, or 0 for all", opts.Last)
+				return errorf("--last %d: give a positive number of messages, or 0 for all", opts.Last)
 			}
 			opts.Key = args[0]
 			return runF(cmd.Context(), opts)
@@ -144,7 +144,7 @@ func messageItem(m *memory.Message) output.MessageItem {
 func readSession(store *memory.Store, key string) (*memory.Snapshot, error) {
 	snap, err := store.Read(key)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no session %q: `joshbot sessions list` shows the sessions there are", key)
+		return nil, errorf("no session %q: `joshbot sessions list` shows the sessions there are", key)
 	}
 	return snap, err
 }
@@ -164,7 +164,7 @@ func newSessionsSearchCmd(f *cmdutil.Factory, runF func(context.Context, *sessio
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit <= 0 {
-				return fmt.Errorf("--limit %d: give a positive number", opts.Limit)
+				return errorf("--limit %d: give a positive number", opts.Limit)
 			}
 			opts.Query = strings.Join(args, " ")
 			return runF(cmd.Context(), opts)
@@ -241,7 +241,7 @@ func runSessionsPrune(ctx context.Context, opts *sessionsPruneOptions) error {
 	} else {
 		age, err := parseAge(opts.OlderThan)
 		if err != nil {
-			return fmt.Errorf("--older-than %q: %w", opts.OlderThan, err)
+			return errorf("--older-than %q: %w", opts.OlderThan, err)
 		}
 		list, err := st.Sessions.List()
 		if err != nil {
@@ -341,7 +341,7 @@ func confirm(s *cmdutil.Streams, force bool, question string) error {
 	fmt.Fprintf(s.Err, "%s [y/N] ", question)
 	line, err := bufio.NewReader(s.In).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("read answer: %w", err)
+		return errorf("read answer: %w", err)
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
@@ -425,7 +425,7 @@ func runSessionsExport(_ context.Context, opts *sessionsExportOptions) error {
 	// A bug report often goes into a fresh directory: make it, private
 	// like the files written into it.
 	if err := os.MkdirAll(opts.Out, 0o700); err != nil {
-		return fmt.Errorf("export: --out %s: %w", opts.Out, err)
+		return errorf("export: --out %s: %w", opts.Out, err)
 	}
 	mdPath := filepath.Join(opts.Out, base+".md")
 	manPath := filepath.Join(opts.Out, base+".manifest.json")

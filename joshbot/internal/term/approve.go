@@ -71,7 +71,7 @@ func (c *Approver) Approve(ctx context.Context, req *sandbox.ApprovalRequest) (s
 	answer, err := c.readLine(ctx)
 	if err != nil {
 		fmt.Fprintln(c.out, "\n(no answer: not run)")
-		return sandbox.Deny, fmt.Errorf("approval prompt: %w", err)
+		return sandbox.Deny, errorf("approval prompt: %w", err)
 	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":

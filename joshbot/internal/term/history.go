@@ -3,7 +3,6 @@ package term
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,7 +36,7 @@ func loadHistory(path string) (*history, error) {
 		return h, nil
 	}
 	if err != nil {
-		return h, fmt.Errorf("prompt history %s: %w", path, err)
+		return h, errorf("prompt history %s: %w", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

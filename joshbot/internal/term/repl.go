@@ -233,7 +233,7 @@ func (p *pipedSource) next(ctx context.Context, quit <-chan struct{}) (string, e
 	case errors.Is(err, io.EOF), ctx.Err() != nil:
 		return "", err
 	}
-	return "", fmt.Errorf("read input: %w", err)
+	return "", errorf("read input: %w", err)
 }
 
 // approver refuses at once: no person can be asked on piped input, so
@@ -290,19 +290,19 @@ func (ts *terminalSource) next(ctx context.Context, _ <-chan struct{}) (string, 
 	fd := int(ts.in.Fd())
 	state, err := term.MakeRaw(fd)
 	if err != nil {
-		return "", fmt.Errorf("terminal raw mode: %w", err)
+		return "", errorf("terminal raw mode: %w", err)
 	}
 	ts.setRaw(true)
 	line, err := ts.ed.readLine(ctx, prompt)
 	ts.setRaw(false)
 	if rerr := term.Restore(fd, state); rerr != nil {
-		return "", fmt.Errorf("terminal restore: %w", rerr)
+		return "", errorf("terminal restore: %w", rerr)
 	}
 	switch {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, errInterrupted), ctx.Err() != nil:
 		return line, err
 	}
-	return "", fmt.Errorf("read input: %w", err)
+	return "", errorf("read input: %w", err)
 }
 
 func (ts *terminalSource) setRaw(on bool) {

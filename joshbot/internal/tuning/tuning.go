@@ -14,7 +14,6 @@ package tuning
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -123,11 +122,11 @@ func Open(dir string, opts *Options) (*Tuner, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return t, nil
 	case err != nil:
-		return nil, fmt.Errorf("tuning overlay: %w", err)
+		return nil, errorf("tuning overlay: %w", err)
 	}
 	var ov overlay
 	if err := json.Unmarshal(data, &ov); err != nil {
-		return nil, fmt.Errorf("tuning overlay %s is not valid JSON (%v): run `joshbot tuning reset` to start over", filepath.Join(dir, OverlayFile), err)
+		return nil, errorf("tuning overlay %s is not valid JSON (%v): run `joshbot tuning reset` to start over", filepath.Join(dir, OverlayFile), err)
 	}
 	for op, s := range ov.Operations {
 		// An overlay from a run with a larger cap is held to this one.
@@ -162,7 +161,7 @@ func (t *Tuner) Snapshot() (names []string, states []State) {
 // change is written to the overlay for the next start.
 func (t *Tuner) Record(op, outcome string) error {
 	if outcome != Timeout && outcome != Success {
-		return fmt.Errorf("tuning: outcome %q is neither %s nor %s", outcome, Timeout, Success)
+		return errorf("tuning: outcome %q is neither %s nor %s", outcome, Timeout, Success)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -197,16 +196,16 @@ func (t *Tuner) Record(op, outcome string) error {
 
 func (t *Tuner) appendEvent(ev Event) error {
 	if err := os.MkdirAll(t.dir, 0o700); err != nil {
-		return fmt.Errorf("tuning: %w", err)
+		return errorf("tuning: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(t.dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("tuning events: %w", err)
+		return errorf("tuning events: %w", err)
 	}
 	b, _ := json.Marshal(ev)
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
-		return fmt.Errorf("tuning events: %w", err)
+		return errorf("tuning events: %w", err)
 	}
 	return f.Close()
 }
@@ -217,7 +216,7 @@ func (t *Tuner) saveOverlay() error {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(t.dir, OverlayFile), append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("tuning overlay: %w", err)
+		return errorf("tuning overlay: %w", err)
 	}
 	return nil
 }
@@ -230,7 +229,7 @@ func CountEvents(dir string) (map[string][2]int, error) {
 		return map[string][2]int{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tuning events: %w", err)
+		return nil, errorf("tuning events: %w", err)
 	}
 	out := map[string][2]int{}
 	for _, line := range splitLines(data) {
@@ -272,7 +271,7 @@ func splitLines(b []byte) [][]byte {
 func Reset(dir string) error {
 	for _, f := range []string{OverlayFile, EventsFile} {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("tuning reset: %w", err)
+			return errorf("tuning reset: %w", err)
 		}
 	}
 	return nil
