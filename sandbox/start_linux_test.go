@@ -218,6 +218,31 @@ func TestStartConcurrent(t *testing.T) {
 	}
 }
 
+// TestStartAfterPrestartedHelperDied: a helper started ahead that died
+// while it waited does not fail the command: one started then runs it.
+func TestStartAfterPrestartedHelperDied(t *testing.T) {
+	needIsolation(t)
+	sb, err := New(&Policy{Workspace: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	sb.Prestart()
+	sb.plat.warm.mu.Lock()
+	w := sb.plat.warm.next
+	sb.plat.warm.mu.Unlock()
+	<-w.ready
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	w.cmd.Process.Kill()
+	w.cmd.Process.Wait()
+	var out syncBuffer
+	if code, err := startIn(t, context.Background(), sb, "echo still", &out).Wait(); err != nil || code != 0 || out.String() != "still\n" {
+		t.Fatalf("exit %d, %v, output %q", code, err, out.String())
+	}
+}
+
 // TestCloseStopsPrestartedHelper: Close ends the helper waiting for a
 // command, and no later Prestart starts another; Start still works.
 func TestCloseStopsPrestartedHelper(t *testing.T) {

@@ -185,7 +185,8 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	w := s.plat.warm.next
 	s.plat.warm.next = nil
 	s.plat.warm.mu.Unlock()
-	if w != nil {
+	prestarted := w != nil
+	if prestarted {
 		prestartedTaken.Add(1)
 	} else {
 		w = &warmHelper{ready: make(chan struct{})}
@@ -210,7 +211,19 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	}
 	// files[0], the helper's executable, is descriptor 3 of a helper
 	// Command starts; this one runs already, and is sent the rest.
-	err = w.send(confine.AppendRequest(nil, &confine.Request{Spec: *p.spec, Argv: c.Args, Env: p.env}), p.files[1:])
+	body := confine.AppendRequest(nil, &confine.Request{Spec: *p.spec, Argv: c.Args, Env: p.env})
+	err = w.send(body, p.files[1:])
+	if err != nil && prestarted {
+		// The helper started ahead died while it waited (killed, or its
+		// parent thread gone, which Pdeathsig takes for its parent): one
+		// started now takes the command.
+		w.discard()
+		w = &warmHelper{ready: make(chan struct{})}
+		s.launch(w)
+		if err = w.err; err == nil {
+			err = w.send(body, p.files[1:])
+		}
+	}
 	for _, f := range p.files[1:] {
 		f.Close()
 	}
