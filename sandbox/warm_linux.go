@@ -34,6 +34,21 @@ type warmState struct {
 	mu     sync.Mutex
 	next   *warmHelper
 	closed bool
+	// exited are helpers that reported their command's status and are
+	// exiting, reaped by the next launch or Close rather than by a
+	// goroutine that would outlive Wait.
+	exited []*warmHelper
+}
+
+// reapExited reaps the helpers that reported their command's status.
+func (s *Sandbox) reapExited() {
+	s.plat.warm.mu.Lock()
+	exited := s.plat.warm.exited
+	s.plat.warm.exited = nil
+	s.plat.warm.mu.Unlock()
+	for _, w := range exited {
+		w.cmd.Wait()
+	}
 }
 
 // Prestart starts, in the background, the helper the next [Sandbox.Start]
@@ -55,7 +70,9 @@ func (s *Sandbox) Prestart() {
 }
 
 // Close stops the helper [Sandbox.Prestart] started, if it is still
-// waiting, reaping it, and stops any later Prestart. Commands already
+// waiting, reaping it, and stops any later Prestart; it also reaps the
+// helpers of commands that ended (which [Process.Wait] leaves to exit on
+// their own; the next command's start reaps them too). Commands already
 // started run on, and Start still works, starting a helper for each
 // command. It always returns nil.
 func (s *Sandbox) Close() error {
@@ -67,6 +84,7 @@ func (s *Sandbox) Close() error {
 		<-w.ready
 		w.discard()
 	}
+	s.reapExited()
 	return nil
 }
 
@@ -85,6 +103,7 @@ func (w *warmHelper) discard() {
 // launch starts w and closes w.ready once it said it started.
 func (s *Sandbox) launch(w *warmHelper) {
 	defer close(w.ready)
+	s.reapExited()
 	exe, err := s.openHelper()
 	if err != nil {
 		w.err = err
@@ -249,7 +268,9 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 		w.sock.Close()
 		if err == nil && ctx.Err() == nil {
 			stop()
-			go w.cmd.Wait()
+			s.plat.warm.mu.Lock()
+			s.plat.warm.exited = append(s.plat.warm.exited, w)
+			s.plat.warm.mu.Unlock()
 			waitCopied(w.copied)
 			return int(int32(binary.NativeEndian.Uint32(b[:]))), nil
 		}
