@@ -79,6 +79,13 @@
 // nothing a command starts (a background job, a setsid double fork, a
 // lock holder) outlives the call or its timeout.
 //
+// [Sandbox.Start] runs a command the same way without os/exec: the
+// command is handed, with the descriptors it needs, to a helper that is
+// already running in fresh namespaces. [Sandbox.Prestart] starts that
+// helper ahead of time, so a program that runs one command after another
+// does not wait for a program to start on each; [Sandbox.Close] stops
+// the one still waiting. Every command still gets namespaces of its own.
+//
 // When the calling process is root, the command runs as an unprivileged
 // host id (uid and gid 2^31-2^16): root's files and /etc/shadow are
 // visible but closed to it. Each policy directory reaches it through an
