@@ -162,17 +162,16 @@ func (s *Sandbox) awaitHello(w *warmHelper) error {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		w.sock.Close()
-		w.cmd.Process.Kill()
-		w.cmd.Wait()
-		<-w.copied
+		w.discard()
 		err = fmt.Errorf("sandbox: the helper did not start: %v", err)
 		if msg := strings.TrimSpace(w.out.early()); msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
 		return err
 	}
-	for _, ns := range receivedFDs(oob[:oobn]) {
+	// A descriptor that did not parse is not one; none is kept.
+	fds, _ := confine.ReceivedFDs(oob[:oobn])
+	for _, ns := range fds {
 		if s.plat.root {
 			keepUserns(owner{0, 0}, os.NewFile(uintptr(ns), "userns"))
 		} else {
@@ -180,17 +179,6 @@ func (s *Sandbox) awaitHello(w *warmHelper) error {
 		}
 	}
 	return nil
-}
-
-// receivedFDs returns the descriptors in the control messages oob.
-func receivedFDs(oob []byte) []int {
-	var fds []int
-	msgs, _ := unix.ParseSocketControlMessage(oob)
-	for _, m := range msgs {
-		got, _ := unix.ParseUnixRights(&m)
-		fds = append(fds, got...)
-	}
-	return fds
 }
 
 // start is [Sandbox.Start] on Linux: it hands c to a helper started ahead
@@ -358,8 +346,12 @@ func (l *laterWriter) attach(w io.Writer) {
 	l.to, l.attached, l.kept = w, true, nil
 }
 
-// early returns what was written before attach.
+// early returns what was written before attach; nothing for the nil
+// writer of a helper that failed before its output was set up.
 func (l *laterWriter) early() string {
+	if l == nil {
+		return ""
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return string(l.kept)

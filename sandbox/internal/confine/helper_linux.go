@@ -88,11 +88,11 @@ const MaxRequest = 16 << 20
 
 // Request is what the parent sends a helper started ahead of its
 // command: a 4-byte length in this machine's byte order, carrying the
-// descriptors the spec names as SCM_RIGHTS, then that many bytes of
-// this as [AppendRequest] encodes it. The spec numbers them as a helper started with them
-// would have them ([Mount.FD], [Spec.ProxyFD]): the first sent is 4, 3
-// being the helper's own executable. The command's standard streams are
-// the helper's own.
+// descriptors the spec names as SCM_RIGHTS, then that many bytes of this
+// as [AppendRequest] encodes it. The spec numbers the descriptors as a
+// helper started with them would have them ([Mount.FD], [Spec.ProxyFD]):
+// the first sent is 4, 3 being the helper's own executable. The
+// command's standard streams are the helper's own.
 type Request struct {
 	Spec Spec
 	Argv []string
@@ -279,17 +279,9 @@ func receive(fd int) (*Spec, []string, []string, error) {
 		// helper (it exited, or closed the sandbox).
 		os.Exit(0)
 	}
-	var fds []int
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	fds, err := ReceivedFDs(oob[:oobn])
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("receiving the command's descriptors: %w", err)
-	}
-	for _, m := range msgs {
-		got, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("receiving the command's descriptors: %w", err)
-		}
-		fds = append(fds, got...)
 	}
 	f := os.NewFile(uintptr(fd), "request")
 	if n < len(head) {

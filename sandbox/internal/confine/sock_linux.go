@@ -79,3 +79,21 @@ func Sendmsg(fd int, p, oob []byte) (int, error) {
 		return int(r), nil
 	}
 }
+
+// ReceivedFDs returns the descriptors the control messages oob, as
+// [Recvmsg] received them, carry.
+func ReceivedFDs(oob []byte) ([]int, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, err
+	}
+	var fds []int
+	for _, m := range msgs {
+		got, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			return fds, err
+		}
+		fds = append(fds, got...)
+	}
+	return fds, nil
+}
