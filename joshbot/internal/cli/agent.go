@@ -139,6 +139,7 @@ func oneShot(ctx context.Context, io *cmdutil.Streams, rt *runtime.Runtime, sess
 		live = term.NewLive(io.Out)
 		ctx = withLiveSink(ctx, rt, live)
 	}
+	rt.ReleaseStartupCode()
 	reply, err := rt.Agent.Process(ctx, agent.Request{SessionKey: session, Text: text, Channel: "cli"})
 	live.Done()
 	return reportTurn(io, reply, err, live.Streamed())

@@ -137,18 +137,117 @@ Anonymous:             0 kB
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]uintptr{{0x400000, 0x600000}, {0x600000, 0x700000}}
+	want := []mapping{{0x400000, 0x600000, true}, {0x600000, 0x700000, false}}
 	if len(got) != len(want) {
-		t.Fatalf("pristineMappings = %#x, want %#x (the relocated read-only mapping, the data, other files and anonymous memory left out)", got, want)
+		t.Fatalf("pristineMappings = %+v, want %+v (the relocated read-only mapping, the data, other files and anonymous memory left out)", got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("pristineMappings = %#x, want %#x", got, want)
+			t.Fatalf("pristineMappings = %+v, want %+v", got, want)
 		}
 	}
 	for _, bad := range []string{"Size: 4 kB", "Anonymous: 0 kB", "VmFlags: rd ex", "zz-yy r-xp"} {
 		if isMappingHeader(bad) {
 			t.Errorf("isMappingHeader(%q) = true", bad)
 		}
+	}
+}
+
+// codeMapping returns the bounds of the test executable's machine code,
+// from /proc/self/maps.
+func codeMapping(t *testing.T) (lo, hi uintptr) {
+	t.Helper()
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[5] != exe || f[1] != "r-xp" {
+			continue
+		}
+		a, z, _ := strings.Cut(f[0], "-")
+		l, err1 := strconv.ParseUint(a, 16, 64)
+		h, err2 := strconv.ParseUint(z, 16, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("unparsable mapping %q", line)
+		}
+		return uintptr(l), uintptr(h)
+	}
+	t.Fatalf("no r-xp mapping of %s in /proc/self/maps", exe)
+	return 0, 0
+}
+
+// present reports, for each page from lo to hi, whether it is mapped in
+// this process, from /proc/self/pagemap (bit 63, which needs no
+// privilege).
+func present(t *testing.T, lo, hi uintptr) []bool {
+	t.Helper()
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	page := uintptr(os.Getpagesize())
+	n := int((hi - lo) / page)
+	buf := make([]byte, 8*n)
+	if _, err := f.ReadAt(buf, int64(lo/page*8)); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = buf[8*i+7]&0x80 != 0
+	}
+	return out
+}
+
+func TestReleaseCodeDropsOnlyTheCodeAboveItsAddress(t *testing.T) {
+	state[1] = 7
+	lo, hi := codeMapping(t)
+	page := uintptr(os.Getpagesize())
+	from := lo + (hi-lo)/2&^(page-1)
+	before := present(t, lo, hi)
+	n, err := ReleaseCode(from + 123) // any address in a page: the page is where it starts
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := present(t, lo, hi)
+	if n != int(hi-from) {
+		t.Errorf("ReleaseCode advised %d bytes, want %d: from %#x to the end of the code at %#x", n, hi-from, from, hi)
+	}
+	split := int((from - lo) / page)
+	for i := 0; i < split; i++ {
+		if before[i] && !after[i] {
+			t.Fatalf("page %#x, below the address, was unmapped", lo+uintptr(i)*page)
+		}
+	}
+	// The test runs code above the address again while it measures
+	// (reading pagemap), which maps pages back with their neighbours;
+	// a fifth must stay gone, as in TestReleaseExecutableUnmapsCodeAndKeepsData.
+	was, still := 0, 0
+	for i := split; i < len(before); i++ {
+		if before[i] {
+			was++
+			if after[i] {
+				still++
+			}
+		}
+	}
+	t.Logf("pages above %#x: %d mapped before, %d after", from, was, still)
+	if was == 0 {
+		t.Fatal("no page above the address was mapped to begin with")
+	}
+	if still*5 > was*4 {
+		t.Errorf("%d of the %d mapped pages above the address stayed mapped; want at least a fifth released", still, was)
+	}
+	if state[1] != 7 {
+		t.Errorf("data changed by the release: %v", state)
+	}
+	if n, err := ReleaseCode(hi); err != nil || n != 0 {
+		t.Errorf("ReleaseCode(end of the code) = %d, %v; want nothing released", n, err)
 	}
 }
