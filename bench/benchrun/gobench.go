@@ -117,9 +117,12 @@ func parseBench(pkg, out string) []Figure {
 				v, unit = v/1e6, "ms/op"
 			case "allocs/op", "MB/s":
 			default:
-				// A benchmark's own per-turn metrics (b.ReportMetric),
-				// such as the tokens a conversation costs per turn.
-				if strings.HasSuffix(unit, "/turn") {
+				// A benchmark's own metrics (b.ReportMetric), such as
+				// the tokens a conversation costs per turn or the page
+				// faults a rewrite costs per op; bytes per op are left
+				// out, as allocations say it.
+				if strings.HasSuffix(unit, "/turn") || strings.HasSuffix(unit, "/page") ||
+					(strings.HasSuffix(unit, "/op") && unit != "B/op") {
 					break
 				}
 				continue

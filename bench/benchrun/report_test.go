@@ -36,6 +36,7 @@ BenchmarkTurnOneToolCall-2   	     300	   3000000 ns/op	  213087 B/op	     169 a
 BenchmarkTurnOneToolCall-2   	     300	   5000000 ns/op	  213087 B/op	     171 allocs/op
 BenchmarkSSEDecode-2   	 100	 800000 ns/op	  90.5 MB/s	 11000 B/op	 394 allocs/op
 BenchmarkConversationTokens/learning=batched-2   	 3	 90000000 ns/op	 53.00 learn-tokens/turn	 4369 tokens/turn	 1.233 requests/turn	 900000 B/op	 9000 allocs/op
+BenchmarkRewriteAfterSpawn/user_namespace-2  	 138	 8679070 ns/op	 203.8 rewrite-faults/op	 15519 rewrite-ns/page	 6000 B/op	 52 allocs/op
 PASS`
 	figs := parseBench("agent", out)
 	got := map[string]Figure{}
@@ -58,8 +59,18 @@ PASS`
 	if f := got["BenchmarkConversationTokens/learning=batched learn-tokens/turn"]; len(f.Samples) != 1 || f.Samples[0] != 53 {
 		t.Errorf("learn-tokens/turn samples = %v", f.Samples)
 	}
-	if len(figs) != 10 {
-		t.Errorf("got %d figures, want 10: %+v", len(figs), figs)
+	// So are its own per-op and per-page ones; bytes per op are not.
+	if f := got["BenchmarkRewriteAfterSpawn/user_namespace rewrite-faults/op"]; len(f.Samples) != 1 || f.Samples[0] != 203.8 {
+		t.Errorf("rewrite-faults/op samples = %v", f.Samples)
+	}
+	if f := got["BenchmarkRewriteAfterSpawn/user_namespace rewrite-ns/page"]; len(f.Samples) != 1 || f.Samples[0] != 15519 {
+		t.Errorf("rewrite-ns/page samples = %v", f.Samples)
+	}
+	if _, ok := got["BenchmarkRewriteAfterSpawn/user_namespace B/op"]; ok {
+		t.Error("B/op became a figure")
+	}
+	if len(figs) != 14 {
+		t.Errorf("got %d figures, want 14: %+v", len(figs), figs)
 	}
 }
 
