@@ -34,7 +34,7 @@ func (rt *Runtime) Idler() *footprint.Idler {
 // resident set holds the code it runs rather than everything start-up
 // touched (command-line parsing, the config, building the runtime, every
 // library's initialisation), about 1.5 MiB of a 13 MiB turn at the cost of
-// some ten minor faults (joshbot/CHANGELOG.md).
+// 10 to 20 minor faults (joshbot/CHANGELOG.md).
 //
 // The linker lays packages out in dependency order. Below package
 // providers, the first of joshbot's modules to import net/http, lie the
