@@ -130,8 +130,10 @@ func forgetUsernses() {
 
 // BenchmarkStartTrue is the cost of one confined call through
 // Sandbox.Start, the shell tool's path: /bin/true from Start to the end
-// of Wait, with no helper started ahead ("cold") and with one prestarted
-// and ready ("prestarted", the wait for it outside the timer).
+// of Wait, with no helper started ahead ("cold"), with one prestarted
+// and ready ("prestarted", the wait for it outside the timer), and with
+// one that has also waited 20 ms ("prestarted idle"), as a helper does
+// between a conversation's commands.
 func BenchmarkStartTrue(b *testing.B) {
 	if r := Probe(); !r.Available {
 		b.Skipf("no sandbox here: %s", r.Reason)
@@ -141,20 +143,25 @@ func BenchmarkStartTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := ChildEnv(os.Environ(), nil)
-	for _, warm := range []bool{false, true} {
-		name := "cold"
-		if warm {
-			name = "prestarted"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bb := range []struct {
+		name string
+		warm bool
+		// idle is how long the helper waits once it said it started,
+		// as it would between a conversation's commands (a model's
+		// answer takes longer), so what it does before it blocks is
+		// done too.
+		idle time.Duration
+	}{{"cold", false, 0}, {"prestarted", true, 0}, {"prestarted idle", true, 20 * time.Millisecond}} {
+		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
-				if warm {
+				if bb.warm {
 					b.StopTimer()
 					sb.Prestart()
 					sb.plat.warm.mu.Lock()
 					w := sb.plat.warm.next
 					sb.plat.warm.mu.Unlock()
 					<-w.ready // it said it started
+					time.Sleep(bb.idle)
 					b.StartTimer()
 				}
 				p, err := sb.Start(context.Background(), &Cmd{Dir: sb.Policy().Workspace, Args: []string{"/bin/true"}, Env: env})

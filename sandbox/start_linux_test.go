@@ -243,6 +243,54 @@ func TestStartAfterPrestartedHelperDied(t *testing.T) {
 	}
 }
 
+// TestPrestartedHelperBuildsItsSystemRootWhileWaiting: a helper started
+// ahead builds the part of the private root no command changes (up to a
+// fresh /proc at /newroot/proc) before it is handed a command, so the
+// command does not wait for it; the command then runs in the finished
+// root.
+func TestPrestartedHelperBuildsItsSystemRootWhileWaiting(t *testing.T) {
+	needIsolation(t)
+	sb, err := New(&Policy{Workspace: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	sb.Prestart()
+	sb.plat.warm.mu.Lock()
+	w := sb.plat.warm.next
+	sb.plat.warm.mu.Unlock()
+	<-w.ready
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	mountinfo := fmt.Sprintf("/proc/%d/mountinfo", w.cmd.Process.Pid)
+	if _, err := os.ReadFile(mountinfo); err != nil {
+		t.Skipf("the waiting helper's mounts cannot be read from here: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(mountinfo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), " /newroot/proc ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no /newroot/proc in the waiting helper's mounts after 10 s:\n%s", b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	taken := prestartedTaken.Load()
+	var out syncBuffer
+	if code, err := startIn(t, context.Background(), sb, "test -d /proc/self && test ! -e /newroot && echo rooted", &out).Wait(); err != nil || code != 0 || out.String() != "rooted\n" {
+		t.Fatalf("exit %d, %v, output %q", code, err, out.String())
+	}
+	if prestartedTaken.Load() == taken {
+		t.Error("the command did not take the prestarted helper")
+	}
+}
+
 // TestCloseStopsPrestartedHelper: Close ends the helper waiting for a
 // command, and no later Prestart starts another; Start still works.
 func TestCloseStopsPrestartedHelper(t *testing.T) {

@@ -55,7 +55,8 @@ func (s *Sandbox) reapExited() {
 // will use, unless one is already waiting: the helper's own start (some
 // milliseconds for a Go program) then overlaps whatever the caller does
 // before its command, which runs in fresh namespaces all the same. The
-// helper waits, having done nothing but start, until it is given a
+// helper builds the part of the private root no command changes (the
+// system directories, /tmp, /dev, /proc) and waits until it is given a
 // command or the sandbox is closed; it dies with this process. Prestart
 // does nothing on other systems, or once [Sandbox.Close] was called.
 func (s *Sandbox) Prestart() {

@@ -161,11 +161,16 @@ func runHelper(args []string) (int, error) {
 		if err := hello(WarmFD); err != nil {
 			return 0, err
 		}
-		// What needs no spec is done while the parent prepares it.
+		// What needs no spec is done while the parent prepares it, or
+		// while this helper waits for a command.
 		ns, err := setupNamespaces()
 		if err != nil {
 			return 0, err
 		}
+		if err := buildSystemRoot(); err != nil {
+			return 0, fmt.Errorf("private root: %w", err)
+		}
+		ns.systemRoot = true
 		spec, argv, env, err := receive(WarmFD)
 		if err != nil {
 			return 0, err
@@ -218,6 +223,8 @@ func report(fd, code int) {
 type namespaces struct {
 	sigs     chan os.Signal
 	notified chan struct{} // closed once sigs is notified
+	// systemRoot is set once buildSystemRoot has run.
+	systemRoot bool
 }
 
 // setupNamespaces does in the helper's namespaces what no spec changes:
@@ -265,8 +272,8 @@ func hello(fd int) error {
 // receive reads, in a helper started ahead of its command (argv[2] is
 // [WarmArg]), the [Request] its parent sends on the socket fd, with the
 // descriptors it names, and makes the spec's descriptor numbers the ones
-// they arrived as. Until the request comes, the helper has done nothing
-// but start.
+// they arrived as. Until the request comes, the helper has done only
+// what no command changes (see [setupNamespaces] and [buildSystemRoot]).
 func receive(fd int) (*Spec, []string, []string, error) {
 	var head [4]byte
 	oob := make([]byte, unix.CmsgSpace(4*MaxFDs))
@@ -339,7 +346,12 @@ func runConfined(ns *namespaces, spec *Spec, argv, env []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := buildRoot(spec); err != nil {
+	if !ns.systemRoot {
+		if err := buildSystemRoot(); err != nil {
+			return 0, fmt.Errorf("private root: %w", err)
+		}
+	}
+	if err := finishRoot(spec); err != nil {
 		return 0, fmt.Errorf("private root: %w", err)
 	}
 	if spec.ProxyFD > 0 {

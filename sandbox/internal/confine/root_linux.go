@@ -11,14 +11,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildRoot runs in the helper, uid 0 of a new user namespace, and makes
-// a private root the way bubblewrap does: a tmpfs over /tmp becomes the
-// root with the host's tree under /oldroot, a second tmpfs at /newroot is
-// filled with read-only system directories, a private /tmp, /dev and
-// /proc and the policy's directories, and a second pivot_root makes it
-// the root and detaches everything else. Nothing of the host is mounted
-// writable except the policy's read-write directories.
-func buildRoot(spec *Spec) error {
+// buildSystemRoot and then finishRoot run in the helper, uid 0 of a new
+// user namespace, and make a private root the way bubblewrap does: a
+// tmpfs over /tmp becomes the root with the host's tree under /oldroot, a
+// second tmpfs at /newroot is filled with read-only system directories, a
+// private /tmp, /dev and /proc and the policy's directories, and a second
+// pivot_root makes it the root and detaches everything else. Nothing of
+// the host is mounted writable except the policy's read-write
+// directories.
+//
+// buildSystemRoot is the part no spec changes, up to /proc; a helper
+// started ahead of its command does it while it waits for the command.
+// The system directories are bound then, so one created on the host
+// later (a new /opt) is not in that helper's root; their contents are the
+// host's, live.
+func buildSystemRoot() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -61,6 +68,13 @@ func buildRoot(spec *Spec) error {
 	if err := unix.Mount("proc", "/newroot/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mounting /proc: %w", err)
 	}
+	return nil
+}
+
+// finishRoot places the spec's directories in the root buildSystemRoot
+// began, makes it read-only and pivots into it, detaching the host's
+// tree.
+func finishRoot(spec *Spec) error {
 	for _, m := range spec.Mounts {
 		if err := placeMount(m); err != nil {
 			return fmt.Errorf("%s: %w", m.Path, err)
