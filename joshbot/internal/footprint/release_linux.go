@@ -61,9 +61,11 @@ func ReleaseCode(from uintptr) (int, error) {
 	return total, nil
 }
 
-// privateCopies reports whether any page from lo to hi is mapped but not
-// the file's own: /proc/self/pagemap has 8 bytes a page, bit 63 set when
-// it is present and bit 61 when it is a file page.
+// privateCopies reports whether any page from lo to hi is a private copy
+// rather than the file's own: /proc/self/pagemap has 8 bytes a page, in
+// this machine's byte order, with bit 63 set when the page is present,
+// bit 62 when it is swapped out (only a private copy can be) and bit 61
+// when it is a file page.
 func privateCopies(lo, hi, page uintptr) (bool, error) {
 	f, err := os.Open("/proc/self/pagemap")
 	if err != nil {
@@ -75,7 +77,9 @@ func privateCopies(lo, hi, page uintptr) (bool, error) {
 		return false, fmt.Errorf("footprint: read /proc/self/pagemap: %w", err)
 	}
 	for i := 0; i < len(buf); i += 8 {
-		if e := binary.LittleEndian.Uint64(buf[i:]); e&(1<<63) != 0 && e&(1<<61) == 0 {
+		e := binary.NativeEndian.Uint64(buf[i:])
+		present, swapped, file := e&(1<<63) != 0, e&(1<<62) != 0, e&(1<<61) != 0
+		if present && !file || swapped {
 			return true, nil
 		}
 	}
@@ -111,34 +115,27 @@ func ReleaseExecutable() (int, error) {
 		return 0, fmt.Errorf("footprint: read /proc/self/smaps: %w", err)
 	}
 	total := 0
-	for _, m := range ranges {
-		lo, hi := m.lo, m.hi
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_DONTNEED); errno != 0 {
-			return total, fmt.Errorf("footprint: madvise %#x-%#x: %w", lo, hi, syscall.Errno(errno))
+	for _, r := range ranges {
+		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, r[0], r[1]-r[0], unix.MADV_DONTNEED); errno != 0 {
+			return total, fmt.Errorf("footprint: madvise %#x-%#x: %w", r[0], r[1], syscall.Errno(errno))
 		}
-		total += int(hi - lo)
+		total += int(r[1] - r[0])
 	}
 	return total, nil
-}
-
-// mapping is a read-only mapping of the executable.
-type mapping struct {
-	lo, hi uintptr
-	exec   bool // machine code
 }
 
 // pristineMappings reads an smaps file and returns the address ranges of
 // the read-only mappings of the given file that hold no private
 // (anonymous) pages.
-func pristineMappings(smaps io.Reader, dev string, ino uint64) ([]mapping, error) {
-	var out []mapping
-	var cur mapping
+func pristineMappings(smaps io.Reader, dev string, ino uint64) ([][2]uintptr, error) {
+	var out [][2]uintptr
+	var cur [2]uintptr
 	candidate := false
 	sc := bufio.NewScanner(smaps)
 	for sc.Scan() {
 		line := sc.Text()
 		if lo, hi, ok := readOnlyMapping(line, dev, ino); ok {
-			cur, candidate = mapping{lo: lo, hi: hi, exec: executable(line)}, true
+			cur, candidate = [2]uintptr{lo, hi}, true
 			continue
 		}
 		if isMappingHeader(line) {

@@ -2,10 +2,14 @@ package footprint
 
 import (
 	"bufio"
+	"encoding/binary"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -137,13 +141,13 @@ Anonymous:             0 kB
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []mapping{{0x400000, 0x600000, true}, {0x600000, 0x700000, false}}
+	want := [][2]uintptr{{0x400000, 0x600000}, {0x600000, 0x700000}}
 	if len(got) != len(want) {
-		t.Fatalf("pristineMappings = %+v, want %+v (the relocated read-only mapping, the data, other files and anonymous memory left out)", got, want)
+		t.Fatalf("pristineMappings = %#x, want %#x (the relocated read-only mapping, the data, other files and anonymous memory left out)", got, want)
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("pristineMappings = %+v, want %+v", got, want)
+			t.Fatalf("pristineMappings = %#x, want %#x", got, want)
 		}
 	}
 	for _, bad := range []string{"Size: 4 kB", "Anonymous: 0 kB", "VmFlags: rd ex", "zz-yy r-xp"} {
@@ -154,7 +158,8 @@ Anonymous:             0 kB
 }
 
 // codeMapping returns the bounds of the test executable's machine code,
-// from /proc/self/maps.
+// from /proc/self/maps: one mapping, or several side by side once a page
+// of it was made writable (TestReleaseCodeLeavesPrivateCopiesAlone).
 func codeMapping(t *testing.T) (lo, hi uintptr) {
 	t.Helper()
 	exe, err := os.Readlink("/proc/self/exe")
@@ -176,10 +181,17 @@ func codeMapping(t *testing.T) (lo, hi uintptr) {
 		if err1 != nil || err2 != nil {
 			t.Fatalf("unparsable mapping %q", line)
 		}
-		return uintptr(l), uintptr(h)
+		if lo == 0 {
+			lo = uintptr(l)
+		} else if uintptr(l) != hi {
+			t.Fatalf("the code's mappings are not side by side at %#x", l)
+		}
+		hi = uintptr(h)
 	}
-	t.Fatalf("no r-xp mapping of %s in /proc/self/maps", exe)
-	return 0, 0
+	if lo == 0 {
+		t.Fatalf("no r-xp mapping of %s in /proc/self/maps", exe)
+	}
+	return lo, hi
 }
 
 // present reports, for each page from lo to hi, whether it is mapped in
@@ -200,7 +212,7 @@ func present(t *testing.T, lo, hi uintptr) []bool {
 	}
 	out := make([]bool, n)
 	for i := range out {
-		out[i] = buf[8*i+7]&0x80 != 0
+		out[i] = binary.NativeEndian.Uint64(buf[8*i:])&(1<<63) != 0
 	}
 	return out
 }
@@ -249,5 +261,48 @@ func TestReleaseCodeDropsOnlyTheCodeAboveItsAddress(t *testing.T) {
 	}
 	if n, err := ReleaseCode(hi); err != nil || n != 0 {
 		t.Errorf("ReleaseCode(end of the code) = %d, %v; want nothing released", n, err)
+	}
+}
+
+// TestReleaseCodeLeavesPrivateCopiesAlone: a page of code with a private
+// copy (a debugger's breakpoint writes one) keeps it; dropping it would
+// bring back the file's bytes under the debugger.
+func TestReleaseCodeLeavesPrivateCopiesAlone(t *testing.T) {
+	lo, _ := codeMapping(t)
+	page := uintptr(os.Getpagesize())
+	// The page of a function this test does not run while it writes.
+	fn := reflect.ValueOf(mapsDevice).UnsafePointer()
+	start := unsafe.Add(fn, -int(uintptr(fn)%page))
+	at := uintptr(start)
+	code := unsafe.Slice((*byte)(start), page)
+	// Writable and still executable while the same byte is written back,
+	// so a thread running this page meanwhile is not disturbed.
+	if err := unix.Mprotect(code, unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC); err != nil {
+		t.Skipf("code cannot be made writable here, as a debugger would: %v", err)
+	}
+	// An atomic add of 0 is a write the compiler keeps.
+	atomic.AddUint32((*uint32)(start), 0)
+	if err := unix.Mprotect(code, unix.PROT_READ|unix.PROT_EXEC); err != nil {
+		t.Fatal(err)
+	}
+	// The copy holds the file's own bytes; dropping it afterwards leaves
+	// the code as other tests expect it.
+	t.Cleanup(func() { unix.Madvise(code, unix.MADV_DONTNEED) })
+	if _, err := ReleaseCode(lo); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var e [8]byte
+	if _, err := f.ReadAt(e[:], int64(at/page*8)); err != nil {
+		t.Fatal(err)
+	}
+	v := binary.NativeEndian.Uint64(e[:])
+	if v&(1<<63) == 0 || v&(1<<61) != 0 {
+		t.Errorf("the page with a private copy is %s after ReleaseCode; want it kept, present and anonymous (pagemap entry %#x)",
+			map[bool]string{true: "the file's own", false: "gone"}[v&(1<<63) != 0], v)
 	}
 }
