@@ -57,6 +57,21 @@ func startIn(t *testing.T, ctx context.Context, sb *Sandbox, script string, out 
 	return p
 }
 
+// prestarted starts sb's helper ahead and returns it once it said it
+// started.
+func prestarted(tb testing.TB, sb *Sandbox) *warmHelper {
+	tb.Helper()
+	sb.Prestart()
+	sb.plat.warm.mu.Lock()
+	w := sb.plat.warm.next
+	sb.plat.warm.mu.Unlock()
+	<-w.ready
+	if w.err != nil {
+		tb.Fatal(w.err)
+	}
+	return w
+}
+
 // syncBuffer is a bytes.Buffer safe to read while a command writes it.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -227,14 +242,7 @@ func TestStartAfterPrestartedHelperDied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	sb.Prestart()
-	sb.plat.warm.mu.Lock()
-	w := sb.plat.warm.next
-	sb.plat.warm.mu.Unlock()
-	<-w.ready
-	if w.err != nil {
-		t.Fatal(w.err)
-	}
+	w := prestarted(t, sb)
 	w.cmd.Process.Kill()
 	w.cmd.Process.Wait()
 	var out syncBuffer
@@ -255,14 +263,7 @@ func TestPrestartedHelperBuildsItsSystemRootWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	sb.Prestart()
-	sb.plat.warm.mu.Lock()
-	w := sb.plat.warm.next
-	sb.plat.warm.mu.Unlock()
-	<-w.ready
-	if w.err != nil {
-		t.Fatal(w.err)
-	}
+	w := prestarted(t, sb)
 	mountinfo := fmt.Sprintf("/proc/%d/mountinfo", w.cmd.Process.Pid)
 	if _, err := os.ReadFile(mountinfo); err != nil {
 		t.Skipf("the waiting helper's mounts cannot be read from here: %v", err)
@@ -299,14 +300,7 @@ func TestCloseStopsPrestartedHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb.Prestart()
-	sb.plat.warm.mu.Lock()
-	w := sb.plat.warm.next
-	sb.plat.warm.mu.Unlock()
-	<-w.ready
-	if w.err != nil {
-		t.Fatal(w.err)
-	}
+	w := prestarted(t, sb)
 	pid := w.cmd.Process.Pid
 	sb.Close()
 	deadline := time.Now().Add(5 * time.Second)

@@ -167,10 +167,6 @@ func runHelper(args []string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := buildSystemRoot(); err != nil {
-			return 0, fmt.Errorf("private root: %w", err)
-		}
-		ns.systemRoot = true
 		spec, argv, env, err := receive(WarmFD)
 		if err != nil {
 			return 0, err
@@ -223,14 +219,13 @@ func report(fd, code int) {
 type namespaces struct {
 	sigs     chan os.Signal
 	notified chan struct{} // closed once sigs is notified
-	// systemRoot is set once buildSystemRoot has run.
-	systemRoot bool
 }
 
 // setupNamespaces does in the helper's namespaces what no spec changes:
 // it checks the helper is the first process of its PID namespace, names
-// the host, brings up loopback, and starts taking the signals it
-// forwards to the command.
+// the host, brings up loopback, starts taking the signals it forwards to
+// the command, and builds the system part of the private root
+// ([buildSystemRoot]).
 func setupNamespaces() (*namespaces, error) {
 	if os.Getpid() != 1 {
 		return nil, errors.New("the helper is not the first process of a new PID namespace")
@@ -249,6 +244,9 @@ func setupNamespaces() (*namespaces, error) {
 	}
 	if err := loopbackUp(); err != nil {
 		return nil, fmt.Errorf("loopback: %w", err)
+	}
+	if err := buildSystemRoot(); err != nil {
+		return nil, fmt.Errorf("private root: %w", err)
 	}
 	return ns, nil
 }
@@ -273,7 +271,7 @@ func hello(fd int) error {
 // [WarmArg]), the [Request] its parent sends on the socket fd, with the
 // descriptors it names, and makes the spec's descriptor numbers the ones
 // they arrived as. Until the request comes, the helper has done only
-// what no command changes (see [setupNamespaces] and [buildSystemRoot]).
+// what no command changes (see [setupNamespaces]).
 func receive(fd int) (*Spec, []string, []string, error) {
 	var head [4]byte
 	oob := make([]byte, unix.CmsgSpace(4*MaxFDs))
@@ -345,11 +343,6 @@ func runConfined(ns *namespaces, spec *Spec, argv, env []string) (int, error) {
 	filter, err := FilterFrom(spec.BPF)
 	if err != nil {
 		return 0, err
-	}
-	if !ns.systemRoot {
-		if err := buildSystemRoot(); err != nil {
-			return 0, fmt.Errorf("private root: %w", err)
-		}
 	}
 	if err := finishRoot(spec); err != nil {
 		return 0, fmt.Errorf("private root: %w", err)
