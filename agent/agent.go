@@ -534,6 +534,9 @@ func (t *turn) run(ctx context.Context, system string) (*Reply, error) {
 			reply.Interrupted = t.streamDied
 			return reply, nil
 		}
+		// A tool that needs time to get ready (the confined shell's
+		// helper) starts while the message is saved and the call checked.
+		t.prepare(msg.ToolCalls)
 		// Tools act on the world: none runs unless the message that led
 		// to it is on disk.
 		if err := t.waitStaged(); err != nil {
@@ -712,6 +715,23 @@ func (t *turn) execute(ctx context.Context, call *providers.ToolCall) (out strin
 		return "Error: " + err.Error(), true
 	}
 	return res, false
+}
+
+// prepare lets each tool the calls name get ready ([tools.Preparer]).
+func (t *turn) prepare(calls []providers.ToolCall) {
+	if t.a.tools == nil {
+		return
+	}
+	for i := range calls {
+		if t.allowed != nil && !t.allowed[calls[i].Function.Name] {
+			continue
+		}
+		if tl, ok := t.a.tools.Get(calls[i].Function.Name); ok {
+			if p, ok := tl.(tools.Preparer); ok {
+				p.Prepare()
+			}
+		}
+	}
 }
 
 // progress reports a tool call's start or end to the sink, if any.

@@ -148,6 +148,15 @@ func NewShell(opts *ShellOptions) (*Shell, error) {
 // Name implements [Tool].
 func (s *Shell) Name() string { return "shell" }
 
+// Prepare implements [Preparer]: with a sandbox, the helper the next
+// command needs starts now ([sandbox.Sandbox.Prestart]), while the agent
+// saves the reply that asked for it and the command line is screened.
+func (s *Shell) Prepare() {
+	if s.opts.Sandbox != nil {
+		s.opts.Sandbox.Prestart()
+	}
+}
+
 // Description implements [Tool].
 func (s *Shell) Description() string {
 	var b strings.Builder

@@ -118,3 +118,61 @@ func shellLeavesNothing(t *testing.T, prestart bool) {
 		gone(marker)
 	})
 }
+
+// Shell.Prepare starts the helper of the coming command ahead of it, even
+// in a shell that keeps none started (ShellOptions.Prestart false), and
+// the command then runs as usual.
+func TestShellPrepareStartsTheHelperAhead(t *testing.T) {
+	rep := sandbox.Probe()
+	if !rep.Available || rep.Platform != "linux" {
+		t.Skipf("no Linux sandbox on this system: %s", rep.Reason)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(&sandbox.Policy{Workspace: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newShellT(t, ShellOptions{Workspace: ws, Sandbox: sb})
+	defer s.Close()
+	// waiting counts this process's children that are helpers waiting
+	// for a command.
+	waiting := func() int {
+		n := 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			// The parent's pid is the fourth field, after the
+			// parenthesised command name.
+			f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+			if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+				continue
+			}
+			cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if strings.Contains(string(cl), "--await-request") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := waiting(); n != 0 {
+		t.Fatalf("%d helpers waiting before Prepare", n)
+	}
+	s.Prepare()
+	deadline := time.Now().Add(5 * time.Second)
+	for waiting() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no helper waiting after Prepare (%d)", waiting())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := s.Execute(context.Background(), shellArgsJSON("echo prepared"))
+	if err != nil || !strings.Contains(out, "prepared") {
+		t.Fatalf("got %q, %v", out, err)
+	}
+}

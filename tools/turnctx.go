@@ -34,3 +34,14 @@ func RecipientFromContext(ctx context.Context) (Recipient, bool) {
 type Conditional interface {
 	Available(ctx context.Context) bool
 }
+
+// Preparer is the optional ability of a [Tool] to get ready for a call the
+// model has asked for but that has not run yet. The agent calls Prepare as
+// soon as a reply names the tool, before the message is saved and the
+// call checked, so whatever the call needs first (the shell's confining
+// helper) starts meanwhile. Prepare must return at once, act on nothing
+// the user can see, and be harmless when no call follows: the call may
+// still be refused.
+type Preparer interface {
+	Prepare()
+}
