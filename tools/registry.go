@@ -55,7 +55,7 @@ type Registry struct {
 	// defs caches Definitions; nil after any registration or removal.
 	defs []Definition
 	// checks build, on a tool's first call, the checker of its arguments
-	// against its schema; one whose schema does not resolve returns nil.
+	// against its schema.
 	checks map[string]func() *argChecker
 }
 
@@ -66,8 +66,8 @@ func NewRegistry() *Registry {
 
 // Register adds t. It refuses a nil tool, an invalid name, a parameter
 // schema that is not a JSON object, and a name already taken
-// ([ErrDuplicateTool]). The schema is resolved here, once, to check the
-// arguments of every call (see [Registry.Execute]).
+// ([ErrDuplicateTool]). The schema is read on the tool's first call, once,
+// to check the arguments of every call (see [Registry.Execute]).
 func (r *Registry) Register(t Tool) error {
 	if t == nil {
 		return errors.New("tools: register: nil tool")
@@ -80,9 +80,10 @@ func (r *Registry) Register(t Tool) error {
 	if len(p) == 0 || p[0] != '{' || !json.Valid(p) {
 		return errorf("tools: register %q: parameters must be a JSON object schema", name)
 	}
-	// The checker is built on the tool's first call: resolving a schema
+	// The checker is built on the tool's first call: reading a schema
 	// costs more than most turns' tool calls, and a turn calls few of the
-	// tools it offers.
+	// tools it offers. jsonschema-go resolves it later still, if ever: on
+	// the first call whose arguments the checker's fast form does not pass.
 	p = bytes.Clone(p)
 	check := sync.OnceValue(func() *argChecker { return newArgChecker(p) })
 	r.mu.Lock()
@@ -224,10 +225,8 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if trimmed[0] != '{' || !json.Valid(trimmed) {
 		return "", errorf("%w for %s: arguments must be a JSON object, got %s", ErrBadArguments, name, preview(trimmed))
 	}
-	if c := check(); c != nil {
-		if err := c.check(name, trimmed); err != nil {
-			return "", err
-		}
+	if err := check().check(name, trimmed); err != nil {
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -222,14 +222,33 @@ func applyTag(p *jsonschema.Schema, tag string) error {
 
 // argChecker validates a tool's arguments against its parameter schema.
 type argChecker struct {
+	// fast is the schema in the form [fastSchema.valid] reads, or nil when
+	// it uses anything outside that form.
+	fast *fastSchema
+	// full resolves the schema with jsonschema-go when first called, for
+	// the first arguments fast does not pass; it returns nil when
+	// jsonschema-go cannot resolve the schema.
+	full func() *resolvedSchema
+}
+
+// resolvedSchema is a parameter schema as jsonschema-go reads it.
+type resolvedSchema struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 }
 
-// newArgChecker resolves a tool's parameter schema, or returns nil when
-// jsonschema-go cannot (a schema from an outside source using what it does
-// not support); such a tool checks its arguments itself.
+// newArgChecker returns the checker of a tool's parameter schema.
 func newArgChecker(params json.RawMessage) *argChecker {
+	return &argChecker{
+		fast: compileFast(params),
+		full: sync.OnceValue(func() *resolvedSchema { return resolveSchema(params) }),
+	}
+}
+
+// resolveSchema resolves params with jsonschema-go, or returns nil when it
+// cannot (a schema from an outside source using what it does not support);
+// such a tool checks its arguments itself.
+func resolveSchema(params json.RawMessage) *resolvedSchema {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(params, &s); err != nil {
 		return nil
@@ -238,7 +257,7 @@ func newArgChecker(params json.RawMessage) *argChecker {
 	if err != nil {
 		return nil
 	}
-	return &argChecker{schema: &s, resolved: rs}
+	return &resolvedSchema{schema: &s, resolved: rs}
 }
 
 // ArgumentError is a tool call whose arguments do not satisfy the tool's
@@ -280,24 +299,31 @@ func (e *ArgumentError) Unwrap() error { return ErrBadArguments }
 // check validates args (a JSON object) for tool. A member whose value is
 // null counts as absent, as the tools treat it. The error is an
 // [*ArgumentError] naming the argument at fault and what it must be.
+// Arguments the fast form passes are valid; any others, and every
+// argument of a schema without one, are judged by jsonschema-go, which
+// words the error.
 func (c *argChecker) check(tool string, args json.RawMessage) error {
-	var obj map[string]any
-	if err := json.Unmarshal(args, &obj); err != nil {
-		return &ArgumentError{Tool: tool, Problem: "are not valid JSON: " + err.Error()}
+	obj, decodeErr := argObject(args)
+	if decodeErr == nil && c.fast != nil && c.fast.valid(obj) {
+		return nil
 	}
-	for k, v := range obj {
-		if v == nil {
-			delete(obj, k)
-		}
+	// A schema jsonschema-go cannot resolve checks nothing, not even that
+	// the arguments decode: the tool checks its own.
+	full := c.full()
+	if full == nil {
+		return nil
 	}
-	err := c.resolved.Validate(obj)
+	if decodeErr != nil {
+		return &ArgumentError{Tool: tool, Problem: "are not valid JSON: " + decodeErr.Error()}
+	}
+	err := full.resolved.Validate(obj)
 	if err == nil {
 		return nil
 	}
-	for _, req := range c.schema.Required {
+	for _, req := range full.schema.Required {
 		if _, ok := obj[req]; !ok {
 			e := &ArgumentError{Tool: tool, Argument: req, Missing: true}
-			if p := c.schema.Properties[req]; p != nil {
+			if p := full.schema.Properties[req]; p != nil {
 				e.Problem = p.Description
 			}
 			return e
@@ -309,7 +335,7 @@ func (c *argChecker) check(tool string, args json.RawMessage) error {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		p := c.schema.Properties[k]
+		p := full.schema.Properties[k]
 		if p == nil {
 			continue
 		}
@@ -323,6 +349,21 @@ func (c *argChecker) check(tool string, args json.RawMessage) error {
 		}
 	}
 	return &ArgumentError{Tool: tool, Problem: "do not match the tool's schema: " + innermost(err)}
+}
+
+// argObject decodes a call's arguments, dropping the members whose value
+// is null: the tools treat them as absent.
+func argObject(args json.RawMessage) (map[string]any, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return nil, err
+	}
+	for k, v := range obj {
+		if v == nil {
+			delete(obj, k)
+		}
+	}
+	return obj, nil
 }
 
 // innermost is the last part of a jsonschema-go error, which wraps its
