@@ -29,8 +29,10 @@ ARG VERSION=dev
 # /out/state/data becomes /data: COPY of a directory copies its contents into a destination it
 # creates with mode 0755, so the parent is copied to keep /data's own owner and 0700 mode.
 # joshbot-sandbox, the helper that confines each shell command, is built first: joshbot carries its
-# Go build ID and runs it from beside itself only when it is that very build.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox \
+# Go build ID and runs it from beside itself only when it is that very build. On amd64 its entry
+# point is sandbox/helper.Entry, which makes its namespaces before the Go runtime starts.
+RUN entry= && if [ "$(go env GOARCH)" = amd64 ]; then entry="-E github.com/joshbot/joshbot/sandbox/helper.Entry"; fi \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $entry" -o /out/joshbot-sandbox ./joshbot/cmd/joshbot-sandbox \
  && id=$(go tool buildid /out/joshbot-sandbox) \
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=${VERSION} -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID=${id}" -o /out/joshbot ./joshbot/cmd/joshbot \
  && mkdir -p /out/state/data && chown 65532:65532 /out/state/data && chmod 0700 /out/state/data

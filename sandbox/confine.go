@@ -107,10 +107,12 @@ type Options struct {
 // changes; the one thing it keeps is a helper started ahead of a command
 // ([Sandbox.Prestart]). It is safe for concurrent use.
 type Sandbox struct {
-	policy     Policy
-	helper     string
-	helperID   string
-	helperExe  helperFile
+	policy    Policy
+	helper    string
+	helperID  string
+	helperExe helperFile
+	// selfHelper is set when the helper is this program re-run.
+	selfHelper bool
 	report     Report
 	proxyAllow func(netip.AddrPort) bool
 	plat       platformState
@@ -185,7 +187,7 @@ func New(p *Policy, opts *Options) (*Sandbox, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: finding the helper executable: %w", err)
 		}
-		s.helper = exe
+		s.helper, s.selfHelper = exe, true
 	}
 	if err := s.prepare(); err != nil {
 		return nil, err

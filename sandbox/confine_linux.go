@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/joshbot/joshbot/sandbox/internal/confine"
@@ -121,6 +122,9 @@ type platformState struct {
 	err error
 	// warm is the helper started ahead of the next command.
 	warm warmState
+	// noEntry is set once a helper said it has no entry point making
+	// its namespaces (sandbox/helper.Entry).
+	noEntry atomic.Bool
 }
 
 // prepare does nothing that costs: what commands need is made by

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ func dedicatedHelper(tb testing.TB) (path, id string) {
 		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
 		os.Chmod(dir, 0o755)
 		p := filepath.Join(dir, "helper")
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", p, "./testdata/helper")
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w"+entryFlag(), "-o", p, "./testdata/helper")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			helperBuild.err = fmt.Errorf("building the helper: %v\n%s", err, out)
@@ -57,6 +58,15 @@ func dedicatedHelper(tb testing.TB) (path, id string) {
 		tb.Fatal(helperBuild.err)
 	}
 	return helperBuild.path, helperBuild.id
+}
+
+// entryFlag is the linker flag that makes sandbox/helper.Entry a
+// helper's entry point, where there is one.
+func entryFlag() string {
+	if goruntime.GOARCH != "amd64" {
+		return ""
+	}
+	return " -E github.com/joshbot/joshbot/sandbox/helper.Entry"
 }
 
 // TestDedicatedHelperRunsCommands: with Options.Helper and its build ID, a
@@ -155,7 +165,8 @@ func TestHelperBuildIDNeedsHelper(t *testing.T) {
 // TestCorpusThroughDedicatedHelper re-runs the confinement corpus (the
 // Landlock, seccomp and isolation tests, unchanged) with every sandbox
 // using the dedicated helper, and the test binary refusing to serve as
-// one (see TestMain): each must pass the same.
+// one (see TestMain), through Command and through Start: each must pass
+// the same.
 func TestCorpusThroughDedicatedHelper(t *testing.T) {
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("already running through the dedicated helper")
@@ -170,18 +181,25 @@ func TestCorpusThroughDedicatedHelper(t *testing.T) {
 	names := []string{"TestLandlockConfinesFilesAndNetwork", "TestSeccompFilterDecisions", "TestIsolationDevices", "TestIsolationNetwork",
 		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationIdentity",
 		"TestIsolationEscapeSyscalls", "TestIsolationPlantedSymlink", "TestDedicatedHelperRunsCommands"}
-	cmd := exec.Command(exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path, probeDirEnv+"="+pd)
-	out, err := cmd.CombinedOutput()
-	if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
-		t.Fatalf("the corpus through %s: %v\n%s", path, err, out)
-	}
-	for _, n := range names {
-		if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
-			t.Fatalf("%s did not pass through the dedicated helper:\n%s", n, out)
+	// Through Command the helper is started in its namespaces; through
+	// Start, on linux/amd64, its entry point makes them.
+	for _, via := range []string{"Command", "Start"} {
+		cmd := exec.Command(exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), helperEnv+"="+path, probeDirEnv+"="+pd)
+		if via == "Start" {
+			cmd.Env = append(cmd.Env, startEnv+"=1")
 		}
+		out, err := cmd.CombinedOutput()
+		if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
+			t.Fatalf("the corpus through %s and %s: %v\n%s", path, via, err, out)
+		}
+		for _, n := range names {
+			if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
+				t.Fatalf("%s did not pass through the dedicated helper and %s:\n%s", n, via, out)
+			}
+		}
+		t.Logf("%d cases passed through the dedicated helper and %s", bytes.Count(out, []byte("--- PASS: ")), via)
 	}
-	t.Logf("%d cases passed through the dedicated helper", bytes.Count(out, []byte("--- PASS: ")))
 }
 
 // runIn runs script under /bin/sh confined in sb's workspace and returns

@@ -85,6 +85,11 @@
 // helper ahead of time, so a program that runs one command after another
 // does not wait for a program to start on each; [Sandbox.Close] stops
 // the one still waiting. Every command still gets namespaces of its own.
+// A dedicated helper linked with
+// [github.com/joshbot/joshbot/sandbox/helper.Entry] as its entry point
+// (linux/amd64) makes those namespaces itself, before the Go runtime
+// starts: Start then starts it by vfork, without copying the calling
+// program's page tables or leaving its memory copy-on-write behind.
 //
 // When the calling process is root, the command runs as an unprivileged
 // host id (uid and gid 2^31-2^16): root's files and /etc/shadow are

@@ -5,12 +5,16 @@ package sandbox
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/joshbot/joshbot/sandbox/internal/confine"
@@ -23,6 +27,10 @@ type warmHelper struct {
 	ready chan struct{} // closed once started, or failed to
 	cmd   *exec.Cmd
 	sock  *os.File // the parent's end
+	// pidfd is the helper proper when an entry point made its namespaces
+	// (cmd is then the process that forked it and relays its status);
+	// -1 otherwise.
+	pidfd int
 	out   *laterWriter
 	// copied is closed once the helper's output is copied to its end.
 	copied chan struct{}
@@ -65,10 +73,12 @@ func (s *Sandbox) Prestart() {
 	if s.plat.warm.next != nil || s.plat.warm.closed {
 		return
 	}
-	w := &warmHelper{ready: make(chan struct{})}
+	w := newWarmHelper()
 	s.plat.warm.next = w
 	go s.launch(w)
 }
+
+func newWarmHelper() *warmHelper { return &warmHelper{ready: make(chan struct{}), pidfd: -1} }
 
 // Close stops the helper [Sandbox.Prestart] started, if it is still
 // waiting, reaping it, and stops any later Prestart; it also reaps the
@@ -99,26 +109,70 @@ func (w *warmHelper) discard() {
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
 	<-w.copied
+	w.closePidfd()
+}
+
+func (w *warmHelper) closePidfd() {
+	if w.pidfd >= 0 {
+		unix.Close(w.pidfd)
+		w.pidfd = -1
+	}
+}
+
+// signal sends sig to the helper proper, which forwards it to the
+// command; os.Kill kills the helper's starter too, and the helper dies
+// with it.
+func (w *warmHelper) signal(sig os.Signal) error {
+	if w.pidfd < 0 || sig == os.Kill {
+		return w.cmd.Process.Signal(sig)
+	}
+	n, ok := sig.(syscall.Signal)
+	if !ok {
+		return w.cmd.Process.Signal(sig) // refused there, as on any process
+	}
+	return unix.PidfdSendSignal(w.pidfd, n, nil, 0)
 }
 
 // launch starts w and closes w.ready once it said it started.
 func (s *Sandbox) launch(w *warmHelper) {
 	defer close(w.ready)
 	s.reapExited()
+	if entry := s.tryEntry(); s.spawn(w, entry) == errNoEntry {
+		// Linked without the entry point: from now on helpers are
+		// started in their namespaces.
+		s.plat.noEntry.Store(true)
+		w.discard()
+		// Every field but ready, which the caller may be reading.
+		w.cmd, w.sock, w.out, w.copied, w.err, w.pidfd = nil, nil, nil, nil, nil, -1
+		s.spawn(w, false)
+	}
+}
+
+// spawn starts w, for its entry point to make its namespaces when entry
+// is set, and sets w.err if it did not start; it returns errNoEntry
+// alone, for a helper without that entry point, which it leaves to
+// [warmHelper.discard].
+func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 	exe, err := s.openHelper()
 	if err != nil {
 		w.err = err
-		return
+		return nil
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		w.err = fmt.Errorf("sandbox: the helper's socket: %w", err)
-		return
+		return nil
 	}
 	w.sock = os.NewFile(uintptr(fds[0]), "sandbox-helper")
 	child := os.NewFile(uintptr(fds[1]), "sandbox-helper-child")
 	cmd := exec.Command("/proc/self/fd/3", HelperArg, confine.WarmArg)
 	cmd.SysProcAttr = childAttr()
+	if entry {
+		// The helper's entry point makes its namespaces: started
+		// without any, it is started by vfork.
+		cmd.Args[2] = confine.UnshareArg
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	}
 	cmd.Args[0] = s.helper
 	cmd.Dir = "/"
 	cmd.Env = []string{"GOMAXPROCS=1"}
@@ -129,7 +183,7 @@ func (s *Sandbox) launch(w *warmHelper) {
 		w.sock.Close()
 		child.Close()
 		w.err = fmt.Errorf("sandbox: the helper's output: %w", err)
-		return
+		return nil
 	}
 	w.out, w.copied = &laterWriter{}, make(chan struct{})
 	go func() {
@@ -145,10 +199,98 @@ func (s *Sandbox) launch(w *warmHelper) {
 	if err != nil {
 		w.sock.Close()
 		w.err = fmt.Errorf("sandbox: starting the helper: %w", err)
-		return
+		return nil
 	}
 	w.cmd = cmd
+	if entry {
+		if err := s.mapEntered(w); err != nil {
+			if err != errNoEntry {
+				w.err = err
+			}
+			return err
+		}
+	}
 	w.err = s.awaitHello(w)
+	return nil
+}
+
+// tryEntry reports whether helpers are started for their entry point to
+// make their namespaces (sandbox/helper.Entry): on linux/amd64, with a
+// dedicated helper that has not said it lacks one.
+func (s *Sandbox) tryEntry() bool {
+	return goruntime.GOARCH == "amd64" && !s.selfHelper && !s.plat.noEntry.Load()
+}
+
+// errNoEntry is a helper's answer that it has no entry point making its
+// namespaces.
+var errNoEntry = errors.New("the helper has no entry point that makes its namespaces")
+
+// mapEntered answers a helper whose entry point unshared its namespaces
+// ([confine.UnshareArg]): it writes the helper's id maps, as os/exec
+// would for a child it started in a new user namespace, lets it go on,
+// and takes the pid of the helper proper, which the entry point forked
+// to be the first process of the new PID namespace.
+func (s *Sandbox) mapEntered(w *warmHelper) error {
+	var b [4]byte
+	n, err := w.sock.Read(b[:1])
+	if err == nil && n == 1 && b[0] == 'n' {
+		return errNoEntry
+	}
+	if err == nil && (n != 1 || b[0] != 'u') {
+		err = fmt.Errorf("it said %q, not that it made its namespaces", b[:n])
+	}
+	if err == nil {
+		err = writeIDMaps(w.cmd.Process.Pid, s.plat.root)
+	}
+	if err == nil {
+		_, err = w.sock.Write([]byte{'m'})
+	}
+	if err == nil {
+		_, err = io.ReadFull(w.sock, b[:])
+	}
+	if err == nil {
+		pid := int(binary.NativeEndian.Uint32(b[:]))
+		// The helper cannot exit before its starter reaps it, which
+		// the starter does only after it sent the pid: the pid is the
+		// helper's while this runs.
+		w.pidfd, err = unix.PidfdOpen(pid, 0)
+	}
+	if err != nil {
+		return w.didNotStart(err)
+	}
+	return nil
+}
+
+// didNotStart discards w, which did not start, and returns the error that
+// says why: err, and what the helper wrote before it ended.
+func (w *warmHelper) didNotStart(err error) error {
+	w.discard()
+	err = fmt.Errorf("sandbox: the helper did not start: %v", err)
+	if msg := strings.TrimSpace(w.out.early()); msg != "" {
+		err = fmt.Errorf("%w: %s", err, msg)
+	}
+	return err
+}
+
+// writeIDMaps maps uid and gid 0 of the user namespace of process pid to
+// this process's ids, or to [confine.HostID] when it is root, as
+// [confine.ChildAttr] has os/exec do: setgroups stays allowed only for
+// root, which drops the helper's groups.
+func writeIDMaps(pid int, root bool) error {
+	uid, gid := os.Getuid(), os.Getgid()
+	if root {
+		uid, gid = confine.HostID, confine.HostID
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	if err := os.WriteFile(dir+"uid_map", []byte("0 "+strconv.Itoa(uid)+" 1\n"), 0); err != nil {
+		return err
+	}
+	if !root {
+		if err := os.WriteFile(dir+"setgroups", []byte("deny"), 0); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(dir+"gid_map", []byte("0 "+strconv.Itoa(gid)+" 1\n"), 0)
 }
 
 // awaitHello waits for the confining helper to say it started: one byte
@@ -163,12 +305,7 @@ func (s *Sandbox) awaitHello(w *warmHelper) error {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		w.discard()
-		err = fmt.Errorf("sandbox: the helper did not start: %v", err)
-		if msg := strings.TrimSpace(w.out.early()); msg != "" {
-			err = fmt.Errorf("%w: %s", err, msg)
-		}
-		return err
+		return w.didNotStart(err)
 	}
 	// A descriptor that did not parse is not one; none is kept.
 	fds, _ := confine.ReceivedFDs(oob[:oobn])
@@ -197,7 +334,7 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	if prestarted {
 		prestartedTaken.Add(1)
 	} else {
-		w = &warmHelper{ready: make(chan struct{})}
+		w = newWarmHelper()
 		go s.launch(w)
 	}
 	p, err := s.prepareCommand(c.Dir, c.Env)
@@ -226,7 +363,7 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 		// parent thread gone, which Pdeathsig takes for its parent): one
 		// started now takes the command.
 		w.discard()
-		w = &warmHelper{ready: make(chan struct{})}
+		w = newWarmHelper()
 		s.launch(w)
 		if err = w.err; err == nil {
 			err = w.send(body, p.files[1:])
@@ -246,9 +383,10 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	}
 	w.out.attach(c.Output)
 	stop := context.AfterFunc(ctx, func() { w.cmd.Process.Kill() })
-	proc := &Process{signal: w.cmd.Process.Signal}
+	proc := &Process{signal: w.signal}
 	proc.wait = func() (int, error) {
 		defer p.cleanup()
+		defer w.closePidfd()
 		// The helper reports the command's status once its output is
 		// all written, before it exits and the kernel takes down its
 		// namespaces; it is reaped meanwhile.

@@ -225,10 +225,18 @@ type argChecker struct {
 	// fast is the schema in the form [fastSchema.valid] reads, or nil when
 	// it uses anything outside that form.
 	fast *fastSchema
-	// full resolves the schema with jsonschema-go when first called, for
-	// the first arguments fast does not pass; it returns nil when
-	// jsonschema-go cannot resolve the schema.
-	full func() *resolvedSchema
+	// params is the schema; resolved, once, with jsonschema-go into
+	// resolved by [argChecker.full].
+	params   json.RawMessage
+	once     sync.Once
+	resolved *resolvedSchema
+}
+
+// full is the schema resolved with jsonschema-go, on the first arguments
+// the fast form does not pass; nil when jsonschema-go cannot resolve it.
+func (c *argChecker) full() *resolvedSchema {
+	c.once.Do(func() { c.resolved = resolveSchema(c.params) })
+	return c.resolved
 }
 
 // resolvedSchema is a parameter schema as jsonschema-go reads it.
@@ -240,8 +248,8 @@ type resolvedSchema struct {
 // newArgChecker returns the checker of a tool's parameter schema.
 func newArgChecker(params json.RawMessage) *argChecker {
 	return &argChecker{
-		fast: compileFast(params),
-		full: sync.OnceValue(func() *resolvedSchema { return resolveSchema(params) }),
+		fast:   compileFast(params),
+		params: params,
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -92,7 +93,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 	bin := filepath.Join(tmp, "joshbot")
 	launcher := filepath.Join(tmp, "launch")
 	log.Printf("building release binary")
-	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", "-s -w"); err != nil {
+	// As make build links the helper: on amd64 its entry point makes
+	// its namespaces (sandbox/helper.Entry).
+	helperFlags := "-s -w"
+	if goruntime.GOARCH == "amd64" {
+		helperFlags += " -E github.com/joshbot/joshbot/sandbox/helper.Entry"
+	}
+	if err := goBuild(root, filepath.Join(filepath.Dir(bin), "joshbot-sandbox"), "./joshbot/cmd/joshbot-sandbox", helperFlags); err != nil {
 		return err
 	}
 	helperID, err := exec.Command("go", "tool", "buildid", filepath.Join(filepath.Dir(bin), "joshbot-sandbox")).Output()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -37,7 +38,13 @@ func TestDedicatedHelperThroughBinary(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
-	build(helper, "../../cmd/joshbot-sandbox", "-s -w")
+	// As make build links it: on linux/amd64 its entry point makes its
+	// namespaces (sandbox/helper.Entry).
+	entry := ""
+	if goruntime.GOARCH == "amd64" {
+		entry = " -E github.com/joshbot/joshbot/sandbox/helper.Entry"
+	}
+	build(helper, "../../cmd/joshbot-sandbox", "-s -w"+entry)
 	id, err := exec.Command("go", "tool", "buildid", helper).Output()
 	if err != nil {
 		t.Fatal(err)

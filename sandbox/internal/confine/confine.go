@@ -9,3 +9,22 @@ package confine
 // Arg is the argv[1] sentinel that marks a process as the confining
 // helper.
 const Arg = "__sandbox-exec__"
+
+// UnshareArg, as argv[2] after [Arg], starts a helper that makes its own
+// namespaces in its entry point (sandbox/helper.Entry) and then, like
+// one started with WarmArg, waits for a request. Its first byte on the
+// socket is 'u' once it has unshared (the parent then writes its id maps,
+// answers 'm', and reads the pid of the helper proper, 4 bytes), or 'n'
+// from a helper linked without that entry point, which then exits.
+const UnshareArg = "--unshare-await-request"
+
+// Entry is what a helper's entry point did before the Go runtime started
+// (see sandbox/helper.Entry).
+type Entry struct {
+	// Ran is true when it saw [UnshareArg] and made the namespaces.
+	Ran bool
+	// Check reports whether the entry point left this process in its
+	// namespaces with the ids and groups it must have; it is called when
+	// Ran is set.
+	Check func() error
+}

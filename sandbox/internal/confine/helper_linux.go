@@ -141,14 +141,19 @@ func envValue(env []string, name string) string {
 // at which the kernel kills whatever the command left behind. It never
 // returns; on a setup failure it prints the reason and exits with status
 // 126, the shell's "cannot execute", so nothing runs unconfined.
-func RunIfRequested() {
+func RunIfRequested() { RunIfRequestedAfter(Entry{}) }
+
+// RunIfRequestedAfter is [RunIfRequested] in a helper whose entry point
+// may have made its namespaces already: what it did is e, and e.Check,
+// when set, says whether that left this process as it must be.
+func RunIfRequestedAfter(e Entry) {
 	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
 	}
 	// Capabilities, no_new_privs and the seccomp filter are per thread;
 	// the command is started from this one.
 	runtime.LockOSThread()
-	code, err := runHelper(os.Args[2:])
+	code, err := runHelper(os.Args[2:], e)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(126)
@@ -156,7 +161,22 @@ func RunIfRequested() {
 	os.Exit(code)
 }
 
-func runHelper(args []string) (int, error) {
+func runHelper(args []string, e Entry) (int, error) {
+	if len(args) == 1 && args[0] == UnshareArg {
+		if !e.Ran {
+			// Linked without the entry point: the parent starts a
+			// helper the other way.
+			Sendmsg(WarmFD, []byte{'n'}, nil)
+			return 0, nil
+		}
+		if e.Check == nil {
+			return 0, errors.New("making its namespaces: nothing checks what its entry point did")
+		}
+		if err := e.Check(); err != nil {
+			return 0, err
+		}
+		args = []string{WarmArg}
+	}
 	if len(args) == 1 && args[0] == WarmArg {
 		if err := hello(WarmFD); err != nil {
 			return 0, err
