@@ -133,7 +133,11 @@ func forgetUsernses() {
 // of Wait, with no helper started ahead ("cold"), with one prestarted
 // and ready ("prestarted", the wait for it outside the timer), and with
 // one that has also waited 20 ms ("prestarted idle"), as a helper does
-// between a conversation's commands.
+// between a conversation's commands; and with no helper started ahead
+// through the dedicated helper, which makes its own namespaces on
+// linux/amd64 ("cold dedicated"), and through the same helper linked
+// without helper.Entry ("cold dedicated without entry"). parent-faults/op
+// counts this process's minor faults per call.
 func BenchmarkStartTrue(b *testing.B) {
 	if r := Probe(); !r.Available {
 		b.Skipf("no sandbox here: %s", r.Reason)
@@ -143,24 +147,42 @@ func BenchmarkStartTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := ChildEnv(os.Environ(), nil)
+	// The dedicated helper, on linux/amd64 linked with helper.Entry: it
+	// makes its own namespaces, so Start starts it by vfork.
+	path, id := dedicatedHelper(b)
+	dedicated, err := New(&Policy{Workspace: b.TempDir()}, &Options{Helper: path, HelperBuildID: id})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The same helper linked without it, started in its namespaces.
+	path, id = noEntryHelper(b)
+	noEntry, err := New(&Policy{Workspace: b.TempDir()}, &Options{Helper: path, HelperBuildID: id})
+	if err != nil {
+		b.Fatal(err)
+	}
+	noEntry.plat.noEntry.Store(true)
 	for _, bb := range []struct {
 		name string
+		sb   *Sandbox
 		warm bool
 		// idle is how long the helper waits once it said it started,
 		// as it would between a conversation's commands (a model's
 		// answer takes longer), so what it does before it blocks is
 		// done too.
 		idle time.Duration
-	}{{"cold", false, 0}, {"prestarted", true, 0}, {"prestarted idle", true, 20 * time.Millisecond}} {
+	}{{"cold", sb, false, 0}, {"prestarted", sb, true, 0}, {"prestarted idle", sb, true, 20 * time.Millisecond}, {"cold dedicated", dedicated, false, 0}, {"cold dedicated without entry", noEntry, false, 0}} {
 		b.Run(bb.name, func(b *testing.B) {
+			// This process's minor faults, a helper's start included:
+			// the copy-on-write faults a fork leaves are among them.
+			faults := minorFaults()
 			for b.Loop() {
 				if bb.warm {
 					b.StopTimer()
-					prestarted(b, sb)
+					prestarted(b, bb.sb)
 					time.Sleep(bb.idle)
 					b.StartTimer()
 				}
-				p, err := sb.Start(context.Background(), &Cmd{Dir: sb.Policy().Workspace, Args: []string{"/bin/true"}, Env: env})
+				p, err := bb.sb.Start(context.Background(), &Cmd{Dir: bb.sb.Policy().Workspace, Args: []string{"/bin/true"}, Env: env})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -168,6 +190,7 @@ func BenchmarkStartTrue(b *testing.B) {
 					b.Fatal(code, err)
 				}
 			}
+			b.ReportMetric(float64(minorFaults()-faults)/float64(b.N), "parent-faults/op")
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // noEntryHelper builds testdata/helper without its entry point.
-func noEntryHelper(t *testing.T) (path, id string) {
+func noEntryHelper(t testing.TB) (path, id string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "helper")
 	os.Chmod(filepath.Dir(p), 0o755)

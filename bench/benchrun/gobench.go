@@ -24,7 +24,7 @@ var goBenches = []struct {
 	{"agent", "BenchmarkTurnOneToolCall$", false, ""},
 	{"agent", "BenchmarkConversationTokens$", true, "tokens per turn of a scripted 30-turn conversation, learning off, batched and every turn"},
 	{"sandbox", "BenchmarkConfinedTrue$", false, "shell-call cost: /bin/true run confined (Landlock helper), from Command to Wait"},
-	{"sandbox", "BenchmarkStartTrue$", false, "shell-call cost through Sandbox.Start, the shell tool's path: /bin/true, its helper started as it runs (cold), ahead and ready (prestarted), or ahead and idle 20 ms, as between a conversation's commands (prestarted idle)"},
+	{"sandbox", "BenchmarkStartTrue$", false, "shell-call cost through Sandbox.Start, the shell tool's path: /bin/true, its helper started as it runs (cold), ahead and ready (prestarted), or ahead and idle 20 ms, as between a conversation's commands (prestarted idle); started as it runs, the dedicated helper, which makes its own namespaces on amd64 (cold dedicated), and the same helper linked without that entry point (cold dedicated without entry); parent-faults/op is the calling process's minor faults"},
 	{"sandbox", "BenchmarkRewriteAfterSpawn$", false, "what a child's start costs its parent afterwards: 200 pages it had written rewritten after /bin/true started in a user namespace (Go forks for it, as for every sandbox helper) and with none (Go vforks)"},
 	{"memory", "Benchmark(Load10k|Load500|Search|MemorySearch|Dream)", false, ""},
 	{"tools", "Benchmark(MemorySearch|SessionSearch)", false, ""},
