@@ -69,9 +69,10 @@ func probeDir(t *testing.T) string {
 const probeDirEnv = "SANDBOX_TEST_PROBE_DIR"
 
 // TestUnprivilegedParent re-runs the corpus with the test binary as
-// nobody (uid 65534): the sandbox then maps the caller's own ids and
-// binds the directories without idmapped mounts, and every case except
-// those about a root parent must hold the same.
+// nobody (uid 65534), through Command and through Start with the
+// dedicated helper: the sandbox then maps the caller's own ids and binds
+// the directories without idmapped mounts, and every case except those
+// about a root parent must hold the same.
 func TestUnprivilegedParent(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("already unprivileged: the corpus runs as this user directly")
@@ -100,20 +101,29 @@ func TestUnprivilegedParent(t *testing.T) {
 	names := []string{"TestLandlockConfinesFilesAndNetwork", "TestIsolationDevices", "TestIsolationNetwork",
 		"TestIsolationUnixSockets", "TestIsolationMetadata", "TestIsolationPersistence", "TestIsolationEscapeSyscalls",
 		"TestIsolationPlantedSymlink"}
-	cmd := exec.Command(bin, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(ChildEnv(os.Environ(), nil), "HOME="+dir, probeDirEnv+"="+pd, "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
-	out, err := cmd.CombinedOutput()
-	if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
-		t.Fatalf("the corpus as uid 65534: %v\n%s", err, out)
-	}
-	for _, n := range names {
-		if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
-			t.Fatalf("%s did not pass as uid 65534:\n%s", n, out)
+	// Through Command with this binary as the helper, and through Start
+	// with the dedicated helper, whose entry point makes its namespaces
+	// on linux/amd64 (this binary then refuses to serve as one).
+	helper, _ := dedicatedHelper(t)
+	for _, via := range []string{"Command", "Start and the dedicated helper"} {
+		cmd := exec.Command(bin, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = append(ChildEnv(os.Environ(), nil), "HOME="+dir, probeDirEnv+"="+pd, "TMPDIR="+dir)
+		if via != "Command" {
+			cmd.Env = append(cmd.Env, helperEnv+"="+helper, startEnv+"=1")
 		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+		out, err := cmd.CombinedOutput()
+		if err != nil || bytes.Contains(out, []byte("--- SKIP")) {
+			t.Fatalf("the corpus as uid 65534 through %s: %v\n%s", via, err, out)
+		}
+		for _, n := range names {
+			if !bytes.Contains(out, []byte("--- PASS: "+n+" ")) {
+				t.Fatalf("%s did not pass as uid 65534 through %s:\n%s", n, via, out)
+			}
+		}
+		t.Logf("%d cases passed as uid 65534 through %s", bytes.Count(out, []byte("--- PASS: ")), via)
 	}
-	t.Logf("%d cases passed as uid 65534", bytes.Count(out, []byte("--- PASS: ")))
 }
 
 // needIsolation skips, saying why, only when a layer is missing.
