@@ -240,7 +240,7 @@ func (s *Sandbox) mapEntered(w *warmHelper) error {
 		err = fmt.Errorf("it said %q, not that it made its namespaces", b[:n])
 	}
 	if err == nil {
-		err = writeIDMaps(w.cmd.Process.Pid, s.plat.root)
+		err = writeIDMaps(w.cmd.Process.Pid)
 	}
 	if err == nil {
 		_, err = w.sock.Write([]byte{'m'})
@@ -272,25 +272,31 @@ func (w *warmHelper) didNotStart(err error) error {
 	return err
 }
 
-// writeIDMaps maps uid and gid 0 of the user namespace of process pid to
-// this process's ids, or to [confine.HostID] when it is root, as
-// [confine.ChildAttr] has os/exec do: setgroups stays allowed only for
-// root, which drops the helper's groups.
-func writeIDMaps(pid int, root bool) error {
-	uid, gid := os.Getuid(), os.Getgid()
-	if root {
-		uid, gid = confine.HostID, confine.HostID
-	}
+// writeIDMaps writes the id maps of the user namespace of process pid
+// that [confine.ChildAttr] has os/exec write for a helper it starts in
+// one, with setgroups denied unless ChildAttr allows it (a root parent,
+// which drops the helper's groups).
+func writeIDMaps(pid int) error {
+	a := childAttr()
 	dir := "/proc/" + strconv.Itoa(pid) + "/"
-	if err := os.WriteFile(dir+"uid_map", []byte("0 "+strconv.Itoa(uid)+" 1\n"), 0); err != nil {
+	if err := os.WriteFile(dir+"uid_map", idMap(a.UidMappings), 0); err != nil {
 		return err
 	}
-	if !root {
+	if !a.GidMappingsEnableSetgroups {
 		if err := os.WriteFile(dir+"setgroups", []byte("deny"), 0); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(dir+"gid_map", []byte("0 "+strconv.Itoa(gid)+" 1\n"), 0)
+	return os.WriteFile(dir+"gid_map", idMap(a.GidMappings), 0)
+}
+
+// idMap is maps as a uid_map or gid_map file takes them.
+func idMap(maps []syscall.SysProcIDMap) []byte {
+	var b []byte
+	for _, m := range maps {
+		b = fmt.Appendf(b, "%d %d %d\n", m.ContainerID, m.HostID, m.Size)
+	}
+	return b
 }
 
 // awaitHello waits for the confining helper to say it started: one byte
