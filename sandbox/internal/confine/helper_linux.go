@@ -405,11 +405,10 @@ func runConfined(ns *namespaces, spec *Spec, argv, env []string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", argv[0], err)
 	}
-	// Signals are forwarded from this thread: Landlock gave each thread
-	// of the helper a domain of its own, the command shares this one's,
-	// and a signal scoped by Landlock (ABI 6 and later) reaches only
-	// processes of the sender's domain, so from any other thread the kill
-	// fails with EPERM. Children are reaped on another thread meanwhile.
+	// Signals are forwarded from this thread, in the command's Landlock
+	// domain (a signal scoped by Landlock, ABI 6 and later, reaches the
+	// processes of the sender's domain); children are reaped on another
+	// thread meanwhile.
 	exits := make(chan reaped, 1)
 	go reap(pid, exits)
 	for {
@@ -528,8 +527,8 @@ func lookPath(name, pathEnv string) (string, error) {
 	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
 }
 
-// applyLandlock restricts every thread of the helper, and so the command,
-// to the paths of the private root.
+// applyLandlock restricts the calling thread, which the caller has locked
+// and starts the command from, to the paths of the private root.
 func applyLandlock(spec *Spec) error {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -550,8 +549,26 @@ func applyLandlock(spec *Spec) error {
 		rw,
 		landlock.RWFiles(prefixAll("/dev/", devFiles)...).IgnoreIfMissing(),
 	}
-	if err := cfg.Restrict(rules...); err != nil {
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
 		return fmt.Errorf("applying landlock: %w", err)
+	}
+	if fd < 0 {
+		// configFor handles every right the ABI knows: never empty.
+		return errors.New("applying landlock: the ruleset restricts nothing")
+	}
+	defer unix.Close(fd)
+	// This thread only: the command is started from it and inherits its
+	// domain. Restricting every thread (go-landlock's Restrict, through
+	// psx below ABI 8) signals each of them and waits, a millisecond of
+	// every command's start, and confines nothing the command can reach:
+	// the helper's other threads run only its own code, and a task in a
+	// domain can neither ptrace nor signal one outside it.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("applying landlock: landlock_restrict_self: %w", err)
 	}
 	return nil
 }
