@@ -31,7 +31,10 @@ type warmHelper struct {
 	// (cmd is then the process that forked it and relays its status);
 	// -1 otherwise.
 	pidfd int
-	out   *laterWriter
+	// raw is set for a helper whose entry point runs a raw program
+	// ([confine.RawArg]) rather than the Go helper.
+	raw bool
+	out *laterWriter
 	// copied is closed once the helper's output is copied to its end.
 	copied chan struct{}
 	err    error
@@ -62,10 +65,13 @@ func (s *Sandbox) reapExited() {
 // Prestart starts, in the background, the helper the next [Sandbox.Start]
 // will use, unless one is already waiting: the helper's own start (some
 // milliseconds for a Go program) then overlaps whatever the caller does
-// before its command, which runs in fresh namespaces all the same. The
+// before its command, which runs in fresh namespaces all the same. The Go
 // helper builds the part of the private root no command changes (the
 // system directories, /tmp, /dev, /proc) and waits until it is given a
-// command or the sandbox is closed; it dies with this process. Prestart
+// command or the sandbox is closed; a dedicated helper that runs without
+// the Go runtime (sandbox/helper.Entry) builds it all once its command
+// comes, in less time than the Go helper takes to start. A helper dies
+// with this process. Prestart
 // does nothing on other systems, or once [Sandbox.Close] was called.
 func (s *Sandbox) Prestart() {
 	s.plat.warm.mu.Lock()
@@ -143,7 +149,7 @@ func (s *Sandbox) launch(w *warmHelper) {
 		s.plat.noEntry.Store(true)
 		w.discard()
 		// Every field but ready, which the caller may be reading.
-		w.cmd, w.sock, w.out, w.copied, w.err, w.pidfd = nil, nil, nil, nil, nil, -1
+		w.cmd, w.sock, w.out, w.copied, w.err, w.pidfd, w.raw = nil, nil, nil, nil, nil, -1, false
 		s.spawn(w, false)
 	}
 }
@@ -171,6 +177,11 @@ func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 		// The helper's entry point makes its namespaces: started
 		// without any, it is started by vfork.
 		cmd.Args[2] = confine.UnshareArg
+		if s.rawOK() {
+			// And it confines and supervises the command itself,
+			// the Go runtime never started.
+			cmd.Args[2], w.raw = confine.RawArg, true
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	}
 	cmd.Args[0] = s.helper
@@ -213,6 +224,12 @@ func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 	w.err = s.awaitHello(w)
 	return nil
 }
+
+// rawOK reports whether a helper whose entry point makes its namespaces
+// also confines and runs its command before any Go code of the runtime
+// ([confine.RawArg]): for every policy but one that allows the network,
+// whose proxy's forwarder the Go helper runs.
+func (s *Sandbox) rawOK() bool { return !s.policy.AllowNetwork }
 
 // tryEntry reports whether helpers are started for their entry point to
 // make their namespaces (sandbox/helper.Entry): on linux/amd64, with a
