@@ -16,9 +16,11 @@ import (
 // rawProbe prints what a command sees of its confinement: identity,
 // capabilities, no_new_privs and seccomp, the mounts of its root, the
 // devices, the host name, the network, its descriptors, what Landlock
-// refuses, and how many threads process 1 of its PID namespace has.
+// refuses, and how many threads process 1 of its PID namespace has. The
+// mounts are sorted: their order follows the order they were made in,
+// which for the Go helper races with the parent's idmapped mounts.
 const rawProbe = `id; ls / 2>&1; ls /dev /tmp; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status
-cut -d' ' -f5,6,9- /proc/self/mountinfo; hostname; ls /sys 2>&1; ls /proc/self/fd; readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2
+cut -d' ' -f5,6,9- /proc/self/mountinfo | sort; hostname; ls /sys 2>&1; ls /proc/self/fd; readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2
 (echo x >/etc/probe) 2>&1; (echo x >/probe) 2>&1; (cat /etc/shadow) 2>&1; echo y >"$TMPDIR/t" && cat "$TMPDIR/t"
 grep Threads /proc/1/status; exit 3`
 

@@ -75,6 +75,9 @@ const (
 )
 
 // rawBytes is s's bytes, read-only, without a copy.
+//
+//go:norace
+//go:nocheckptr
 func rawBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // rawSyscall6 makes system call nr and returns what it left in AX: the
@@ -82,6 +85,9 @@ func rawBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s
 func rawSyscall6(nr, a0, a1, a2, a3, a4, a5 uintptr) uintptr
 
 // rawErr returns errno when r is a failed system call's result, else 0.
+//
+//go:norace
+//go:nocheckptr
 func rawErr(r uintptr) uintptr {
 	if r > ^uintptr(4095) {
 		return -r
@@ -89,6 +95,8 @@ func rawErr(r uintptr) uintptr {
 	return 0
 }
 
+//go:norace
+//go:nocheckptr
 func rawWrite(fd int, p []byte) {
 	for len(p) > 0 {
 		r := rawSyscall6(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
@@ -103,6 +111,9 @@ func rawWrite(fd int, p []byte) {
 }
 
 // rawCString is the NUL-terminated text at p.
+//
+//go:norace
+//go:nocheckptr
 func rawCString(p []byte) []byte {
 	for i, c := range p {
 		if c == 0 {
@@ -114,6 +125,9 @@ func rawCString(p []byte) []byte {
 
 // rawFail writes "sandbox: what: the error" to standard error and exits
 // with status 126.
+//
+//go:norace
+//go:nocheckptr
 func rawFail(what []byte, errno uintptr) {
 	rawWrite(2, rawBytes("sandbox: "))
 	rawWrite(2, rawCString(what))
@@ -135,6 +149,8 @@ func rawFail(what []byte, errno uintptr) {
 	rawExit(126)
 }
 
+//go:norace
+//go:nocheckptr
 func rawExit(code int) {
 	for {
 		rawSyscall6(syscall.SYS_EXIT_GROUP, uintptr(code), 0, 0, 0, 0, 0)
@@ -144,6 +160,8 @@ func rawExit(code int) {
 // rawMain is called by Entry, in assembly; it never returns.
 //
 //lint:ignore U1000 called by Entry, in assembly
+//go:norace
+//go:nocheckptr
 func rawMain() {
 	rawHello()
 	rawDecode(rawReadRequest())
@@ -152,6 +170,9 @@ func rawMain() {
 
 // rawHello sends, as [confine] hello does, one byte carrying this
 // process's user namespace on descriptor 4.
+//
+//go:norace
+//go:nocheckptr
 func rawHello() {
 	ns := rawSyscall6(syscall.SYS_OPENAT, uintptr(0xffffffffffffff9c), uintptr(unsafe.Pointer(unsafe.StringData(rawUserNS))), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 	if e := rawErr(ns); e != 0 {
@@ -180,6 +201,9 @@ func rawHello() {
 // rawReadRequest reads the request and its descriptors from descriptor 4
 // into rawBuf and rawFDs, and returns its length. The parent closing the
 // socket first means it has no command: the helper exits.
+//
+//go:norace
+//go:nocheckptr
 func rawReadRequest() int {
 	rawIov[0], rawIov[1] = uint64(uintptr(unsafe.Pointer(&rawBuf[0]))), 4
 	rawMsg = [7]uint64{0, 0, uint64(uintptr(unsafe.Pointer(&rawIov[0]))), 1, uint64(uintptr(unsafe.Pointer(&rawCtl[0]))), uint64(len(rawCtl)), 0}
@@ -228,6 +252,9 @@ func rawReadRequest() int {
 }
 
 // rawReadFull reads descriptor 4 into rawBuf[have:want].
+//
+//go:norace
+//go:nocheckptr
 func rawReadFull(have, want int) {
 	for have < want {
 		r := rawSyscall6(syscall.SYS_READ, confine.WarmFD, uintptr(unsafe.Pointer(&rawBuf[have])), uintptr(want-have), 0, 0, 0)
@@ -275,6 +302,8 @@ var (
 // rawReq is the decoder's state: the next byte, and the end.
 var rawReq struct{ at, end int }
 
+//go:norace
+//go:nocheckptr
 func rawUvarint() int {
 	var v, shift uint64
 	for rawReq.at < rawReq.end && shift < 64 {
@@ -293,6 +322,8 @@ func rawUvarint() int {
 	return 0
 }
 
+//go:norace
+//go:nocheckptr
 func rawString() rawStr {
 	n := rawUvarint()
 	if n > rawReq.end-rawReq.at {
@@ -303,6 +334,8 @@ func rawString() rawStr {
 	return s
 }
 
+//go:norace
+//go:nocheckptr
 func rawBool() bool {
 	if rawReq.at >= rawReq.end || rawBuf[rawReq.at] > 1 {
 		rawFail(rawBytes(rawMalformed), 0)
@@ -311,6 +344,8 @@ func rawBool() bool {
 	return rawBuf[rawReq.at-1] == 1
 }
 
+//go:norace
+//go:nocheckptr
 func rawStrings() rawList {
 	n := rawUvarint()
 	if n > rawReq.end-rawReq.at || n > rawMaxStrs-rawNStrs {
@@ -324,6 +359,8 @@ func rawStrings() rawList {
 	return l
 }
 
+//go:norace
+//go:nocheckptr
 func (s rawStr) bytes() []byte { return rawBuf[s.off : s.off+s.n] }
 
 // rawSpec is the decoded request.
@@ -333,6 +370,9 @@ var rawSpec struct {
 }
 
 // rawDecode reads the request in rawBuf[:size], as DecodeRequest does.
+//
+//go:norace
+//go:nocheckptr
 func rawDecode(size int) {
 	const magic = "jbr\x01"
 	if size < len(magic) || string(rawBuf[:len(magic)]) != magic {
@@ -377,6 +417,9 @@ func rawDecode(size int) {
 
 // rawPath writes prefix, then s, then a NUL into rawPaths[i] and returns
 // the path without the NUL.
+//
+//go:norace
+//go:nocheckptr
 func rawPath(i int, prefix string, s []byte) []byte {
 	p := &rawPaths[i]
 	if len(prefix)+len(s)+1 > len(p) {
@@ -388,12 +431,19 @@ func rawPath(i int, prefix string, s []byte) []byte {
 	return p[:n]
 }
 
+//go:norace
+//go:nocheckptr
 func rawPtr(p []byte) uintptr { return uintptr(unsafe.Pointer(&p[0])) }
 
+//go:norace
+//go:nocheckptr
 func rawStrPtr(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
 
 // rawCall makes a system call whose failure fails the helper, saying
 // what and, when path is set, on which path.
+//
+//go:norace
+//go:nocheckptr
 func rawCall(what string, path []byte, nr, a0, a1, a2, a3, a4, a5 uintptr) uintptr {
 	r := rawSyscall6(nr, a0, a1, a2, a3, a4, a5)
 	if e := rawErr(r); e != 0 {
@@ -403,6 +453,9 @@ func rawCall(what string, path []byte, nr, a0, a1, a2, a3, a4, a5 uintptr) uintp
 }
 
 // rawFail2 is rawFail for "what path".
+//
+//go:norace
+//go:nocheckptr
 func rawFail2(what string, path []byte, e uintptr) {
 	if len(path) == 0 {
 		rawFail(rawBytes(what), e)
@@ -418,6 +471,9 @@ const atFDCWD = ^uintptr(99) // AT_FDCWD, -100
 // rawMkdirAll makes the directory path and those on the way to it, with
 // mode 0755, as os.MkdirAll; path is NUL-terminated in a scratch buffer,
 // which it leaves as it was.
+//
+//go:norace
+//go:nocheckptr
 func rawMkdirAll(path []byte) {
 	buf := path[:len(path)+1] // the NUL's place, within the scratch buffer
 	for i := 1; i <= len(path); i++ {
@@ -435,6 +491,9 @@ func rawMkdirAll(path []byte) {
 }
 
 // rawTmpfs mounts a tmpfs with opts (NUL-terminated) on dir, made first.
+//
+//go:norace
+//go:nocheckptr
 func rawTmpfs(dir, opts string) {
 	p := rawPath(0, dir, nil)
 	rawMkdirAll(p)
@@ -443,6 +502,9 @@ func rawTmpfs(dir, opts string) {
 
 // rawSetattr sets attr on the mount at path (dirfd AT_FDCWD) or on the
 // detached tree dirfd (path empty).
+//
+//go:norace
+//go:nocheckptr
 func rawSetattr(dirfd uintptr, path []byte, flags uintptr, attr uint64) {
 	rawAttr = [8]uint64{attr}
 	p := rawStrPtr("\x00")
@@ -453,12 +515,18 @@ func rawSetattr(dirfd uintptr, path []byte, flags uintptr, attr uint64) {
 }
 
 // rawOpenNoSymlinks opens the directory at path as openNoSymlinks does.
+//
+//go:norace
+//go:nocheckptr
 func rawOpenNoSymlinks(path []byte) uintptr {
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	return rawCall("private root: opening", path, unix.SYS_OPENAT2, atFDCWD, rawPtr(path), uintptr(unsafe.Pointer(&how)), unix.SizeofOpenHow, 0, 0)
 }
 
 // rawSystemRoot is setupNamespaces and buildSystemRoot.
+//
+//go:norace
+//go:nocheckptr
 func rawSystemRoot() {
 	rawCall("hostname", nil, syscall.SYS_SETHOSTNAME, rawStrPtr("sandbox"), 7, 0, 0, 0, 0)
 	sock := rawCall("loopback", nil, syscall.SYS_SOCKET, syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0, 0, 0, 0)
@@ -539,6 +607,9 @@ func rawSystemRoot() {
 var rawDevFiles = [...]string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // rawFinishRoot is finishRoot.
+//
+//go:norace
+//go:nocheckptr
 func rawFinishRoot() {
 	for i := range rawNMounts {
 		m := &rawMounts[i]
@@ -593,6 +664,9 @@ var (
 )
 
 // rawLandlock is applyLandlock.
+//
+//go:norace
+//go:nocheckptr
 func rawLandlock() {
 	abi := int(rawSyscall6(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, llRules, 0, 0, 0))
 	if abi < 1 || abi > 1<<20 {
@@ -624,6 +698,9 @@ func rawLandlock() {
 
 // rawRule adds a path-beneath rule for path, unless it is missing (the
 // rules ignore missing paths) or grants nothing.
+//
+//go:norace
+//go:nocheckptr
 func rawRule(rs uintptr, path []byte, access uint64) {
 	if access == 0 {
 		return
@@ -641,6 +718,9 @@ func rawRule(rs uintptr, path []byte, access uint64) {
 }
 
 // rawLookPath finds the command as lookPath does, into rawPaths[1].
+//
+//go:norace
+//go:nocheckptr
 func rawLookPath(name []byte) []byte {
 	for i := range name {
 		if name[i] == '/' {
@@ -691,6 +771,9 @@ func rawLookPath(name []byte) []byte {
 // rawVector writes the NUL-terminated copies of list's strings into
 // rawArea from *at, and their addresses, then NULL, into rawVec from v;
 // it returns the vector's address.
+//
+//go:norace
+//go:nocheckptr
 func rawVector(list rawList, at *int, v int) uintptr {
 	start := v
 	for i := range list.n {
@@ -725,6 +808,9 @@ var (
 // rawConfine is runConfined: it builds the root, confines this process
 // as the Go helper confines its thread, starts the command and
 // supervises it.
+//
+//go:norace
+//go:nocheckptr
 func rawConfine() {
 	rawSystemRoot()
 	// Nothing the parent passed may reach the command.
@@ -786,6 +872,9 @@ func rawConfine() {
 }
 
 // rawNow is CLOCK_MONOTONIC in nanoseconds.
+//
+//go:norace
+//go:nocheckptr
 func rawNow() int64 {
 	rawSyscall6(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&rawTime[0])), 0, 0, 0, 0)
 	return rawTime[0]*1e9 + rawTime[1]
@@ -799,6 +888,9 @@ const rawDrainLimit = 2e9
 // pipe's read end, out) is copied to standard output, forwarding the
 // signals sigfd reads to the command; then it reports the status and
 // exits with it.
+//
+//go:norace
+//go:nocheckptr
 func rawSupervise(out, sigfd, pid int) {
 	const pollIn, pollErr, pollHup = 0x1, 0x8, 0x10
 	// struct pollfd: fd, events, revents; two of them.
