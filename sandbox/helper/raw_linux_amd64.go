@@ -163,6 +163,15 @@ func rawExit(code int) {
 //go:norace
 //go:nocheckptr
 func rawMain() {
+	// The signals it forwards, and SIGCHLD, wait in a signalfd from now
+	// on, so one sent while the root is built reaches the command once it
+	// runs, as the Go helper's signal.Notify has it; SIGPIPE is held too,
+	// so a parent gone makes the copy fail rather than kill the helper.
+	rawMask = rawSignalMask | 1<<(syscall.SIGPIPE-1)
+	rawCall("blocking signals", nil, syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, uintptr(unsafe.Pointer(&rawMask)), 0, 8, 0, 0)
+	if pid := rawSyscall6(syscall.SYS_GETPID, 0, 0, 0, 0, 0, 0); pid != 1 {
+		rawFail(rawBytes("the helper is not the first process of a new PID namespace"), 0)
+	}
 	rawHello()
 	rawDecode(rawReadRequest())
 	rawConfine()
@@ -294,9 +303,10 @@ var (
 	rawVec  [2 * (rawMaxStrs + 1)]uintptr
 	// rawPaths are scratch space for the paths of one system call.
 	rawPaths [3][4096]byte
-	// rawCommand is the command's path, rawDir its directory.
-	rawCommand, rawDir [4096]byte
-	rawAttr            [8]uint64
+	// rawCommand is the command's path, rawDir its directory, rawLink a
+	// symbolic link's target.
+	rawCommand, rawDir, rawLink [4096]byte
+	rawAttr                     [8]uint64
 )
 
 // rawReq is the decoder's state: the next byte, and the end.
@@ -559,8 +569,8 @@ func rawSystemRoot() {
 		switch st.Mode & syscall.S_IFMT {
 		case syscall.S_IFLNK:
 			// /bin -> usr/bin on merged-/usr systems: the same link.
-			n := rawCall("private root: readlink", src, syscall.SYS_READLINKAT, atFDCWD, rawPtr(src), uintptr(unsafe.Pointer(&rawPaths[1][0])), uintptr(len(rawPaths[1])-1), 0, 0)
-			rawPaths[1][n] = 0
+			n := rawCall("private root: readlink", src, syscall.SYS_READLINKAT, atFDCWD, rawPtr(src), uintptr(unsafe.Pointer(&rawLink[0])), uintptr(len(rawLink)-1), 0, 0)
+			rawLink[n] = 0
 			slash := len(dst)
 			for slash > 0 && dst[slash-1] != '/' {
 				slash--
@@ -570,7 +580,7 @@ func rawSystemRoot() {
 				rawMkdirAll(dst[:slash-1])
 				dst[slash-1] = '/'
 			}
-			rawCall("private root: symlink", dst, syscall.SYS_SYMLINKAT, uintptr(unsafe.Pointer(&rawPaths[1][0])), atFDCWD, rawPtr(dst), 0, 0, 0)
+			rawCall("private root: symlink", dst, syscall.SYS_SYMLINKAT, uintptr(unsafe.Pointer(&rawLink[0])), atFDCWD, rawPtr(dst), 0, 0, 0)
 			continue
 		case syscall.S_IFDIR:
 		default:
@@ -596,7 +606,9 @@ func rawSystemRoot() {
 	for _, l := range [...][2]string{{"/newroot/dev/fd\x00", "/proc/self/fd\x00"}, {"/newroot/dev/stdin\x00", "/proc/self/fd/0\x00"}, {"/newroot/dev/stdout\x00", "/proc/self/fd/1\x00"}, {"/newroot/dev/stderr\x00", "/proc/self/fd/2\x00"}} {
 		rawCall("private root: /dev: symlink", rawBytes(l[0]), syscall.SYS_SYMLINKAT, rawStrPtr(l[1]), atFDCWD, rawStrPtr(l[0]), 0, 0, 0)
 	}
-	rawCall("private root: /dev: mkdir shm", nil, syscall.SYS_MKDIRAT, atFDCWD, rawStrPtr("/newroot/dev/shm\x00"), 0o1777, 0, 0, 0)
+	// 0777, as os.Mkdir makes it from 0o1777 (the sticky bit of a Go
+	// FileMode is another bit); the tmpfs over it has mode 1777.
+	rawCall("private root: /dev: mkdir shm", nil, syscall.SYS_MKDIRAT, atFDCWD, rawStrPtr("/newroot/dev/shm\x00"), 0o777, 0, 0, 0)
 	rawTmpfs("/newroot/dev/shm", "mode=1777\x00")
 	rawSetattr(atFDCWD, rawPath(0, "/newroot/dev", nil), 0, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
 	rawCall("private root: mkdir /proc", nil, syscall.SYS_MKDIRAT, atFDCWD, rawStrPtr("/newroot/proc\x00"), 0o555, 0, 0, 0)
@@ -834,10 +846,7 @@ func rawConfine() {
 	rawFprog.n, rawFprog.ptr = uint16(rawSpec.bpf.n/8), uintptr(unsafe.Pointer(&rawBuf[rawSpec.bpf.off]))
 	rawCall("installing the seccomp filter", nil, syscall.SYS_PRCTL, unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&rawFprog)), 0, 0, 0)
 
-	// The signals come through a signalfd; SIGPIPE is held too, so a
-	// parent gone makes the copy fail rather than kill the helper.
-	rawMask = rawSignalMask | 1<<(syscall.SIGPIPE-1)
-	rawCall("blocking signals", nil, syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, uintptr(unsafe.Pointer(&rawMask)), 0, 8, 0, 0)
+	// The signals rawMain blocked come through a signalfd.
 	rawMask = rawSignalMask
 	sigfd := rawCall("signalfd", nil, syscall.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&rawMask)), 8, unix.SFD_CLOEXEC|unix.SFD_NONBLOCK, 0, 0)
 	rawCall("standard streams: pipe2", nil, syscall.SYS_PIPE2, uintptr(unsafe.Pointer(&rawPipe[0])), syscall.O_CLOEXEC, 0, 0, 0, 0)
