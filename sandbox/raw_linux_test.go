@@ -83,9 +83,10 @@ func TestRawHelperConfinesAsTheGoHelper(t *testing.T) {
 
 // TestStartThroughRawHelper re-runs the tests of Start's behaviour (status
 // and output, a setup failure, the context's end, signals, concurrency,
-// the corpus through a prestarted helper) with every sandbox using the
-// dedicated helper, which on linux/amd64 runs them with no Go runtime:
-// each must pass the same.
+// the corpus through a prestarted helper, a prestarted helper building
+// its system root while it waits, Close, a prestarted helper that died)
+// with every sandbox using the dedicated helper, which on linux/amd64
+// runs them with no Go runtime: each must pass the same.
 func TestStartThroughRawHelper(t *testing.T) {
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("already running through the dedicated helper")
@@ -96,7 +97,8 @@ func TestStartThroughRawHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"TestStartStatusAndOutput", "TestStartSetupFailure", "TestStartContextKills", "TestStartSignal", "TestStartConcurrent", "TestCorpusThroughPrestart"}
+	names := []string{"TestStartStatusAndOutput", "TestStartSetupFailure", "TestStartContextKills", "TestStartSignal", "TestStartConcurrent",
+		"TestCorpusThroughPrestart", "TestPrestartedHelperBuildsItsSystemRootWhileWaiting", "TestCloseStopsPrestartedHelper", "TestStartAfterPrestartedHelperDied"}
 	cmd := exec.Command(exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), helperEnv+"="+path, probeDirEnv+"="+probeDir(t))
 	out, err := cmd.CombinedOutput()

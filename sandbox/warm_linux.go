@@ -65,13 +65,10 @@ func (s *Sandbox) reapExited() {
 // Prestart starts, in the background, the helper the next [Sandbox.Start]
 // will use, unless one is already waiting: the helper's own start (some
 // milliseconds for a Go program) then overlaps whatever the caller does
-// before its command, which runs in fresh namespaces all the same. The Go
+// before its command, which runs in fresh namespaces all the same. The
 // helper builds the part of the private root no command changes (the
 // system directories, /tmp, /dev, /proc) and waits until it is given a
-// command or the sandbox is closed; a dedicated helper that runs without
-// the Go runtime (sandbox/helper.Entry) builds it all once its command
-// comes, in less time than the Go helper takes to start. A helper dies
-// with this process. Prestart
+// command or the sandbox is closed; it dies with this process. Prestart
 // does nothing on other systems, or once [Sandbox.Close] was called.
 func (s *Sandbox) Prestart() {
 	s.plat.warm.mu.Lock()

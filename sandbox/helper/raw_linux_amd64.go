@@ -173,6 +173,10 @@ func rawMain() {
 		rawFail(rawBytes("the helper is not the first process of a new PID namespace"), 0)
 	}
 	rawHello()
+	// What no request changes is done while the parent prepares it, or
+	// while a helper started ahead waits for a command, as the Go helper
+	// does.
+	rawSystemRoot()
 	rawDecode(rawReadRequest())
 	rawConfine()
 }
@@ -817,14 +821,13 @@ var (
 	}
 )
 
-// rawConfine is runConfined: it builds the root, confines this process
+// rawConfine is runConfined: it finishes the root, confines this process
 // as the Go helper confines its thread, starts the command and
 // supervises it.
 //
 //go:norace
 //go:nocheckptr
 func rawConfine() {
-	rawSystemRoot()
 	// Nothing the parent passed may reach the command.
 	rawCall("close_range", nil, unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), unix.CLOSE_RANGE_CLOEXEC, 0, 0, 0)
 	rawFinishRoot()
