@@ -89,11 +89,10 @@
 // [github.com/joshbot/joshbot/sandbox/helper.Entry] as its entry point
 // (linux/amd64) makes those namespaces itself, before the Go runtime
 // starts: Start then starts it by vfork, without copying the calling
-// program's page tables or leaving its memory copy-on-write behind. For
-// a policy that denies the network, that helper then confines, runs and
-// supervises the command without starting the Go runtime at all, making
-// the same system calls as the Go helper; a command costs about half as
-// much.
+// program's page tables or leaving its memory copy-on-write behind, and
+// the helper then confines, runs and supervises the command without
+// starting the Go runtime at all, making the same system calls as the Go
+// helper: a command costs about half as much.
 //
 // When the calling process is root, the command runs as an unprivileged
 // host id (uid and gid 2^31-2^16): root's files and /etc/shadow are

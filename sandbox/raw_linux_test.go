@@ -16,24 +16,26 @@ import (
 // rawProbe prints what a command sees of its confinement: identity,
 // capabilities, no_new_privs and seccomp, the mounts of its root, the
 // devices, the host name, the network, its descriptors, what Landlock
-// refuses, and how many threads process 1 of its PID namespace has. The
+// refuses, the proxy variables, and how many threads process 1 of its PID
+// namespace has. The
 // mounts are sorted: their order follows the order they were made in,
 // which for the Go helper races with the parent's idmapped mounts.
 const rawProbe = `id; ls / 2>&1; ls /dev /tmp; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status
 cut -d' ' -f5,6,9- /proc/self/mountinfo | sort; hostname; ls /sys 2>&1; ls /proc/self/fd; readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2
 (echo x >/etc/probe) 2>&1; (echo x >/probe) 2>&1; (cat /etc/shadow) 2>&1; echo y >"$TMPDIR/t" && cat "$TMPDIR/t"
-grep Threads /proc/1/status; exit 3`
+env | grep -i '_proxy=' | sort; grep Threads /proc/1/status; exit 3`
 
 // The parts of rawProbe's output that differ from run to run: the
 // workspace's name, pipe inodes, and process 1's threads, compared apart.
-var rawProbeVaries = regexp.MustCompile(`/tmp/TestRaw[^ /]*/[0-9]+|pipe:\[[0-9]+\]|/proc/[0-9]+/fd|Threads:\s+[0-9]+`)
+var rawProbeVaries = regexp.MustCompile(`/tmp/TestRaw[^ /]*/[0-9]+|pipe:\[[0-9]+\]|/proc/[0-9]+/fd|Threads:\s+[0-9]+|127\.0\.0\.1:[0-9]+`)
 
 // TestRawHelperConfinesAsTheGoHelper: on linux/amd64 a dedicated helper
-// linked with helper.Entry confines a command of a sandbox that denies
-// the network with no Go runtime started (process 1 of the command's PID
-// namespace has one thread), and the command sees exactly what it sees
-// under the Go helper: the same identity, capabilities, filter, root,
-// devices, descriptors and refusals, the same status and output.
+// linked with helper.Entry confines a command with no Go runtime started
+// (process 1 of the command's PID namespace has one thread), and the
+// command sees exactly what it sees under the Go helper, with the network
+// denied and allowed: the same identity, capabilities, filter, root,
+// devices, descriptors, proxy variables and refusals, the same status and
+// output.
 func TestRawHelperConfinesAsTheGoHelper(t *testing.T) {
 	if goruntime.GOARCH != "amd64" {
 		t.Skip("helper.Entry exists on linux/amd64 only")
@@ -43,8 +45,8 @@ func TestRawHelperConfinesAsTheGoHelper(t *testing.T) {
 	}
 	needIsolation(t)
 	path, id := dedicatedHelper(t)
-	run := func(opts *Options) (string, string) {
-		sb, err := New(&Policy{Workspace: t.TempDir()}, opts)
+	run := func(opts *Options, network bool) (string, string) {
+		sb, err := New(&Policy{Workspace: t.TempDir(), AllowNetwork: network}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,18 +67,23 @@ func TestRawHelperConfinesAsTheGoHelper(t *testing.T) {
 		}
 		return rawProbeVaries.ReplaceAllString(out.String(), "…"), threads[1]
 	}
-	raw, rawThreads := run(&Options{Helper: path, HelperBuildID: id})
-	goOut, goThreads := run(nil)
-	if rawThreads != "1" || goThreads == "1" {
-		t.Fatalf("process 1 has %s threads under the dedicated helper and %s under the Go helper; want 1 (no Go runtime) and more", rawThreads, goThreads)
-	}
-	if raw != goOut {
-		t.Fatalf("the command saw something else under the raw helper:\n--- raw\n%s\n--- Go helper\n%s", raw, goOut)
-	}
-	for _, want := range []string{"uid=0(root)", "CapEff:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2", "sandbox\n",
-		"/etc/probe: Read-only file system", "Permission denied", "y\n"} {
-		if !strings.Contains(raw, want) {
-			t.Fatalf("probe output lacks %q:\n%s", want, raw)
+	for _, network := range []bool{false, true} {
+		raw, rawThreads := run(&Options{Helper: path, HelperBuildID: id}, network)
+		goOut, goThreads := run(nil, network)
+		if rawThreads != "1" || goThreads == "1" {
+			t.Fatalf("network %v: process 1 has %s threads under the dedicated helper and %s under the Go helper; want 1 (no Go runtime) and more", network, rawThreads, goThreads)
+		}
+		if raw != goOut {
+			t.Fatalf("network %v: the command saw something else under the raw helper:\n--- raw\n%s\n--- Go helper\n%s", network, raw, goOut)
+		}
+		for _, want := range []string{"uid=0(root)", "CapEff:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2", "sandbox\n",
+			"/etc/probe: Read-only file system", "Permission denied", "y\n"} {
+			if !strings.Contains(raw, want) {
+				t.Fatalf("network %v: probe output lacks %q:\n%s", network, want, raw)
+			}
+		}
+		if proxied := strings.Contains(raw, "HTTPS_PROXY=http://…\n"); proxied != network {
+			t.Fatalf("network %v: the command's environment names the proxy: %v:\n%s", network, proxied, raw)
 		}
 	}
 }

@@ -31,10 +31,7 @@ type warmHelper struct {
 	// (cmd is then the process that forked it and relays its status);
 	// -1 otherwise.
 	pidfd int
-	// raw is set for a helper whose entry point runs a raw program
-	// ([confine.RawArg]) rather than the Go helper.
-	raw bool
-	out *laterWriter
+	out   *laterWriter
 	// copied is closed once the helper's output is copied to its end.
 	copied chan struct{}
 	err    error
@@ -146,7 +143,7 @@ func (s *Sandbox) launch(w *warmHelper) {
 		s.plat.noEntry.Store(true)
 		w.discard()
 		// Every field but ready, which the caller may be reading.
-		w.cmd, w.sock, w.out, w.copied, w.err, w.pidfd, w.raw = nil, nil, nil, nil, nil, -1, false
+		w.cmd, w.sock, w.out, w.copied, w.err, w.pidfd = nil, nil, nil, nil, nil, -1
 		s.spawn(w, false)
 	}
 }
@@ -172,13 +169,9 @@ func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 	cmd.SysProcAttr = childAttr()
 	if entry {
 		// The helper's entry point makes its namespaces: started
-		// without any, it is started by vfork.
-		cmd.Args[2] = confine.UnshareArg
-		if s.rawOK() {
-			// And it confines and supervises the command itself,
-			// the Go runtime never started.
-			cmd.Args[2], w.raw = confine.RawArg, true
-		}
+		// without any, it is started by vfork. It then confines and
+		// supervises the command itself, the Go runtime never started.
+		cmd.Args[2] = confine.RawArg
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	}
 	cmd.Args[0] = s.helper
@@ -221,12 +214,6 @@ func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 	w.err = s.awaitHello(w)
 	return nil
 }
-
-// rawOK reports whether a helper whose entry point makes its namespaces
-// also confines and runs its command before any Go code of the runtime
-// ([confine.RawArg]): for every policy but one that allows the network,
-// whose proxy's forwarder the Go helper runs.
-func (s *Sandbox) rawOK() bool { return !s.policy.AllowNetwork }
 
 // tryEntry reports whether helpers are started for their entry point to
 // make their namespaces (sandbox/helper.Entry): on linux/amd64, with a

@@ -25,11 +25,12 @@ import (
 // copy-on-write protection a fork leaves behind. A helper linked without
 // it still works: it tells the sandbox so, and is started the old way.
 //
-// For a sandbox that denies the network the sandbox passes the raw marker
-// instead ([confine.RawArg]): the namespaces are made the same way, and
-// the child then confines, runs and supervises the command itself with
-// the Go runtime never started (see rawMain), which halves a command's
-// cost. With any other marker, or none, the Go program runs.
+// The sandbox passes the raw marker ([confine.RawArg]): the namespaces
+// are made the same way, and the child then confines, runs and
+// supervises the command itself with the Go runtime never started (see
+// rawMain), which halves a command's cost. With the marker
+// [confine.UnshareArg] the Go helper runs in them instead; with none, the
+// Go program runs as it would without this entry point.
 //
 // With the marker as argv[2] it unshares the namespaces, asks its parent
 // on descriptor 4 to write its id maps and waits for them, then forks:

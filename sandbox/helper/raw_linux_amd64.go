@@ -23,9 +23,9 @@ import (
 // whatever it left behind, drains the output, reports the status on
 // descriptor 4 and exits with it. A failed step writes "sandbox: <step>:
 // <error>" to standard error and exits with status 126, so nothing runs
-// less confined than asked. A request for the network proxy, which only
-// the Go helper runs, is refused the same way; the sandbox never sends
-// one here.
+// less confined than asked. For a policy that allows the network it runs
+// the proxy's forwarder in a process of its own, as the Go helper runs
+// it on a thread of its own.
 //
 // No code of the Go runtime runs: no allocation, no goroutine, no
 // defer, no map, no interface, nothing that can panic on good input.
@@ -71,7 +71,6 @@ const (
 	rawReceive   = "receiving the command"
 	rawTooLong   = "helper given a request over what it takes"
 	rawMalformed = "helper given a malformed request"
-	rawNetwork   = "helper given a request for the network proxy, which only the Go helper runs"
 )
 
 // rawBytes is s's bytes, read-only, without a copy.
@@ -381,6 +380,9 @@ func (s rawStr) bytes() []byte { return rawBuf[s.off : s.off+s.n] }
 var rawSpec struct {
 	dir, bpf          rawStr
 	rw, ro, argv, env rawList
+	network           bool
+	// proxy is the descriptor of the parent's network proxy, or -1.
+	proxy int
 }
 
 // rawDecode reads the request in rawBuf[:size], as DecodeRequest does.
@@ -394,11 +396,14 @@ func rawDecode(size int) {
 	}
 	rawReq.at, rawReq.end = len(magic), size
 	rawSpec.dir = rawString()
-	if rawBool() {
-		rawFail(rawBytes(rawNetwork), 0)
-	}
-	if rawUvarint() != 0 {
-		rawFail(rawBytes(rawNetwork), 0)
+	rawSpec.network = rawBool()
+	rawSpec.proxy = -1
+	if fd := rawUvarint(); fd > 0 {
+		// Numbered as the mounts' descriptors are (see below).
+		if fd < 4 || fd-4 >= rawNFDs {
+			rawFail(rawBytes(rawMalformed), 0)
+		}
+		rawSpec.proxy = int(rawFDs[fd-4])
 	}
 	rawUvarint() // HelperEnv: a helper started ahead has none
 	rawStrings() // Env: likewise
@@ -692,6 +697,11 @@ func rawLandlock() {
 		abi = len(rawLandlockABIs) - 1
 	}
 	cfg := rawLandlockABIs[abi]
+	if rawSpec.network {
+		// The network namespace and the proxy confine connections; the
+		// command must reach the proxy on loopback.
+		cfg[1] = 0
+	}
 	rawRuleset = [6]uint64{cfg[0], cfg[1], cfg[2]}
 	rs := rawCall("applying landlock: landlock_create_ruleset", nil, unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&rawRuleset[0])), unsafe.Sizeof(rawRuleset), 0, 0, 0, 0)
 	rw := uint64(llRead | llWrite)
@@ -786,25 +796,117 @@ func rawLookPath(name []byte) []byte {
 
 // rawVector writes the NUL-terminated copies of list's strings into
 // rawArea from *at, and their addresses, then NULL, into rawVec from v;
-// it returns the vector's address.
+// it returns the vector's address. With a proxy port, the list is an
+// environment whose proxy variables are replaced, as the Go helper's
+// setEnv replaces them: the list's own are left out, and each is added
+// at the end, naming the forwarder on that port (NO_PROXY empty).
 //
 //go:norace
 //go:nocheckptr
-func rawVector(list rawList, at *int, v int) uintptr {
+func rawVector(list rawList, at *int, v int, port int) uintptr {
 	start := v
-	for i := range list.n {
-		s := rawStrs[list.first+i].bytes()
-		if len(s)+1 > len(rawArea)-*at || v+2 > len(rawVec) {
+	add := func(s []byte, more []byte) {
+		if len(s)+len(more)+1 > len(rawArea)-*at || v+2 > len(rawVec) {
 			rawFail(rawBytes(rawTooLong), 0)
 		}
-		copy(rawArea[*at:], s)
-		rawArea[*at+len(s)] = 0
+		n := copy(rawArea[*at:], s)
+		n += copy(rawArea[*at+n:], more)
+		rawArea[*at+n] = 0
 		rawVec[v] = uintptr(unsafe.Pointer(&rawArea[*at]))
-		*at += len(s) + 1
+		*at += n + 1
 		v++
+	}
+	for i := range list.n {
+		s := rawStrs[list.first+i].bytes()
+		if port > 0 && rawProxyName(s) {
+			continue
+		}
+		add(s, nil)
+	}
+	if port > 0 {
+		n := copy(rawText[:], "http://127.0.0.1:")
+		d := n
+		for p := port; p > 0; p /= 10 {
+			d++
+		}
+		for p, i := port, d-1; i >= n; p, i = p/10, i-1 {
+			rawText[i] = byte('0' + p%10)
+		}
+		for _, name := range rawProxyVars {
+			if name[0] == 'N' || name[0] == 'n' {
+				add(rawBytes(name), nil)
+			} else {
+				add(rawBytes(name), rawText[:d])
+			}
+		}
 	}
 	rawVec[v] = 0
 	return uintptr(unsafe.Pointer(&rawVec[start]))
+}
+
+// rawProxyVars are the variables the Go helper sets for the proxy, in its
+// order, with the "=".
+var rawProxyVars = [...]string{"HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=", "ALL_PROXY=", "all_proxy=", "NO_PROXY=", "no_proxy="}
+
+// rawProxyName reports whether the environment entry kv sets one of
+// rawProxyVars.
+//
+//go:norace
+//go:nocheckptr
+func rawProxyName(kv []byte) bool {
+	for _, name := range rawProxyVars {
+		if len(kv) >= len(name) && string(kv[:len(name)]) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// rawSockaddr is a struct sockaddr_in: AF_INET, the port, 127.0.0.1.
+var (
+	rawSockaddr [16]byte
+	rawAddrLen  uint32
+	rawOne      [1]byte
+)
+
+// rawForwarder is startForwarder: it listens on 127.0.0.1 inside the
+// command's network namespace, forks a process that hands each
+// connection to the parent's proxy over proxy, and returns the port.
+//
+//go:norace
+//go:nocheckptr
+func rawForwarder(proxy uintptr) int {
+	ln := rawCall("network proxy: socket", nil, syscall.SYS_SOCKET, syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0, 0, 0, 0)
+	rawSockaddr = [16]byte{syscall.AF_INET, 0, 0, 0, 127, 0, 0, 1}
+	rawCall("network proxy: bind", nil, syscall.SYS_BIND, ln, uintptr(unsafe.Pointer(&rawSockaddr[0])), 16, 0, 0, 0)
+	rawCall("network proxy: listen", nil, syscall.SYS_LISTEN, ln, 64, 0, 0, 0, 0)
+	rawAddrLen = 16
+	rawCall("network proxy: getsockname", nil, syscall.SYS_GETSOCKNAME, ln, uintptr(unsafe.Pointer(&rawSockaddr[0])), uintptr(unsafe.Pointer(&rawAddrLen)), 0, 0, 0)
+	port := int(rawSockaddr[2])<<8 | int(rawSockaddr[3])
+	pid := rawCall("network proxy: fork", nil, syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	if pid == 0 {
+		// The forwarder lives until the command ends, when the helper
+		// kills what is left in its namespace.
+		for {
+			c := rawSyscall6(syscall.SYS_ACCEPT4, ln, 0, 0, syscall.SOCK_CLOEXEC, 0, 0)
+			if e := rawErr(c); e == uintptr(syscall.EINTR) || e == uintptr(syscall.ECONNABORTED) {
+				continue
+			} else if e != 0 {
+				rawExit(0)
+			}
+			rawOne[0] = 0
+			rawIov[0], rawIov[1] = uint64(uintptr(unsafe.Pointer(&rawOne[0]))), 1
+			binary.NativeEndian.PutUint64(rawCtl[0:], 16+4)
+			binary.NativeEndian.PutUint32(rawCtl[8:], syscall.SOL_SOCKET)
+			binary.NativeEndian.PutUint32(rawCtl[12:], syscall.SCM_RIGHTS)
+			binary.NativeEndian.PutUint32(rawCtl[16:], uint32(c))
+			rawMsg = [7]uint64{0, 0, uint64(uintptr(unsafe.Pointer(&rawIov[0]))), 1, uint64(uintptr(unsafe.Pointer(&rawCtl[0]))), 24, 0}
+			rawSyscall6(syscall.SYS_SENDMSG, proxy, uintptr(unsafe.Pointer(&rawMsg[0])), syscall.MSG_NOSIGNAL, 0, 0, 0)
+			rawSyscall6(syscall.SYS_CLOSE, c, 0, 0, 0, 0, 0)
+		}
+	}
+	rawSyscall6(syscall.SYS_CLOSE, ln, 0, 0, 0, 0, 0)
+	return port
 }
 
 // rawSignalMask is the signals the Go helper forwards, and SIGCHLD.
@@ -831,6 +933,10 @@ func rawConfine() {
 	// Nothing the parent passed may reach the command.
 	rawCall("close_range", nil, unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), unix.CLOSE_RANGE_CLOEXEC, 0, 0, 0)
 	rawFinishRoot()
+	port := 0
+	if rawSpec.proxy >= 0 {
+		port = rawForwarder(uintptr(rawSpec.proxy))
+	}
 	found := rawLookPath(rawStrs[rawSpec.argv.first].bytes())
 	if len(found)+1 > len(rawCommand) {
 		rawFail(rawBytes(rawTooLong), 0)
@@ -854,8 +960,8 @@ func rawConfine() {
 	sigfd := rawCall("signalfd", nil, syscall.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&rawMask)), 8, unix.SFD_CLOEXEC|unix.SFD_NONBLOCK, 0, 0)
 	rawCall("standard streams: pipe2", nil, syscall.SYS_PIPE2, uintptr(unsafe.Pointer(&rawPipe[0])), syscall.O_CLOEXEC, 0, 0, 0, 0)
 	at := 0
-	argv := rawVector(rawSpec.argv, &at, 0)
-	envp := rawVector(rawSpec.env, &at, rawSpec.argv.n+1)
+	argv := rawVector(rawSpec.argv, &at, 0, 0)
+	envp := rawVector(rawSpec.env, &at, rawSpec.argv.n+1, port)
 	var dir []byte
 	if rawSpec.dir.n > 0 {
 		if rawSpec.dir.n+1 > len(rawDir) {
