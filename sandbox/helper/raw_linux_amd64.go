@@ -186,28 +186,36 @@ func rawMain() {
 //go:norace
 //go:nocheckptr
 func rawHello() {
-	ns := rawSyscall6(syscall.SYS_OPENAT, uintptr(0xffffffffffffff9c), uintptr(unsafe.Pointer(unsafe.StringData(rawUserNS))), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+	ns := rawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(unsafe.StringData(rawUserNS))), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 	if e := rawErr(ns); e != 0 {
 		rawFail(rawBytes(rawHelloNS), e)
 	}
-	rawText[0] = 1
-	rawIov[0], rawIov[1] = uint64(uintptr(unsafe.Pointer(&rawText[0]))), 1
+	if e := rawErr(rawSendFD(confine.WarmFD, 1, ns)); e != 0 {
+		rawFail(rawBytes(rawHelloSend), e)
+	}
+	rawSyscall6(syscall.SYS_CLOSE, ns, 0, 0, 0, 0, 0)
+}
+
+// rawSendFD sends the byte b, carrying the descriptor fd, on the socket
+// sock, and returns what sendmsg returned.
+//
+//go:norace
+//go:nocheckptr
+func rawSendFD(sock uintptr, b byte, fd uintptr) uintptr {
+	rawOne[0] = b
+	rawIov[0], rawIov[1] = uint64(uintptr(unsafe.Pointer(&rawOne[0]))), 1
 	// cmsghdr: length, level, type, then the descriptor.
 	binary.NativeEndian.PutUint64(rawCtl[0:], 16+4)
 	binary.NativeEndian.PutUint32(rawCtl[8:], syscall.SOL_SOCKET)
 	binary.NativeEndian.PutUint32(rawCtl[12:], syscall.SCM_RIGHTS)
-	binary.NativeEndian.PutUint32(rawCtl[16:], uint32(ns))
+	binary.NativeEndian.PutUint32(rawCtl[16:], uint32(fd))
 	rawMsg = [7]uint64{0, 0, uint64(uintptr(unsafe.Pointer(&rawIov[0]))), 1, uint64(uintptr(unsafe.Pointer(&rawCtl[0]))), 24, 0}
 	for {
-		r := rawSyscall6(syscall.SYS_SENDMSG, confine.WarmFD, uintptr(unsafe.Pointer(&rawMsg[0])), syscall.MSG_NOSIGNAL, 0, 0, 0)
-		if e := rawErr(r); e == uintptr(syscall.EINTR) {
-			continue
-		} else if e != 0 {
-			rawFail(rawBytes(rawHelloSend), e)
+		r := rawSyscall6(syscall.SYS_SENDMSG, sock, uintptr(unsafe.Pointer(&rawMsg[0])), syscall.MSG_NOSIGNAL, 0, 0, 0)
+		if rawErr(r) != uintptr(syscall.EINTR) {
+			return r
 		}
-		break
 	}
-	rawSyscall6(syscall.SYS_CLOSE, ns, 0, 0, 0, 0, 0)
 }
 
 // rawReadRequest reads the request and its descriptors from descriptor 4
@@ -602,7 +610,7 @@ func rawSystemRoot() {
 	rawTmpfs("/newroot/tmp", "mode=1777\x00")
 	// buildDev
 	rawTmpfs("/newroot/dev", "mode=0755\x00")
-	for _, n := range rawDevFiles {
+	for _, n := range confine.DevFiles {
 		src := rawPath(1, "/oldroot/dev/", rawBytes(n))
 		if rawErr(rawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, rawPtr(src), uintptr(unsafe.Pointer(&st)), 0, 0, 0)) != 0 {
 			continue
@@ -623,9 +631,6 @@ func rawSystemRoot() {
 	rawCall("private root: mkdir /proc", nil, syscall.SYS_MKDIRAT, atFDCWD, rawStrPtr("/newroot/proc\x00"), 0o555, 0, 0, 0)
 	rawCall("private root: mounting /proc", nil, syscall.SYS_MOUNT, rawStrPtr("proc\x00"), rawStrPtr("/newroot/proc\x00"), rawStrPtr("proc\x00"), syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, 0, 0)
 }
-
-// rawDevFiles is confine's devFiles.
-var rawDevFiles = [...]string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // rawFinishRoot is finishRoot.
 //
@@ -714,7 +719,7 @@ func rawLandlock() {
 	for i := range rawSpec.rw.n {
 		rawRule(rs, rawStrs[rawSpec.rw.first+i].bytes(), rw&cfg[0])
 	}
-	for _, n := range rawDevFiles {
+	for _, n := range confine.DevFiles {
 		rawRule(rs, rawPath(1, "/dev/", rawBytes(n)), (llRead|llWrite)&llFile&cfg[0])
 	}
 	rawCall("no_new_privs", nil, syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0)
@@ -894,14 +899,7 @@ func rawForwarder(proxy uintptr) int {
 			} else if e != 0 {
 				rawExit(0)
 			}
-			rawOne[0] = 0
-			rawIov[0], rawIov[1] = uint64(uintptr(unsafe.Pointer(&rawOne[0]))), 1
-			binary.NativeEndian.PutUint64(rawCtl[0:], 16+4)
-			binary.NativeEndian.PutUint32(rawCtl[8:], syscall.SOL_SOCKET)
-			binary.NativeEndian.PutUint32(rawCtl[12:], syscall.SCM_RIGHTS)
-			binary.NativeEndian.PutUint32(rawCtl[16:], uint32(c))
-			rawMsg = [7]uint64{0, 0, uint64(uintptr(unsafe.Pointer(&rawIov[0]))), 1, uint64(uintptr(unsafe.Pointer(&rawCtl[0]))), 24, 0}
-			rawSyscall6(syscall.SYS_SENDMSG, proxy, uintptr(unsafe.Pointer(&rawMsg[0])), syscall.MSG_NOSIGNAL, 0, 0, 0)
+			rawSendFD(proxy, 0, c)
 			rawSyscall6(syscall.SYS_CLOSE, c, 0, 0, 0, 0, 0)
 		}
 	}

@@ -29,8 +29,8 @@ import (
 // needs more is given it by [Policy.ReadOnly].
 var SystemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store"}
 
-// devFiles are the only device nodes in a private /dev.
-var devFiles = []string{"null", "zero", "full", "random", "urandom", "tty"}
+// DevFiles are the only device nodes in a private /dev.
+var DevFiles = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // Mount is one policy directory in the private root.
 type Mount struct {
@@ -549,7 +549,7 @@ func applyLandlock(spec *Spec) error {
 	rules := []landlock.Rule{
 		landlock.RODirs(spec.RO...).IgnoreIfMissing(),
 		rw,
-		landlock.RWFiles(prefixAll("/dev/", devFiles)...).IgnoreIfMissing(),
+		landlock.RWFiles(prefixAll("/dev/", DevFiles)...).IgnoreIfMissing(),
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {

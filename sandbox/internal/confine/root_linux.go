@@ -158,7 +158,7 @@ func buildDev() error {
 	if err := mountTmpfs("/newroot/dev", "mode=0755"); err != nil {
 		return err
 	}
-	for _, n := range devFiles {
+	for _, n := range DevFiles {
 		src, dst := "/oldroot/dev/"+n, "/newroot/dev/"+n
 		if _, err := os.Stat(src); err != nil {
 			continue
