@@ -171,7 +171,7 @@ func (s *Sandbox) spawn(w *warmHelper, entry bool) error {
 		// The helper's entry point makes its namespaces: started
 		// without any, it is started by vfork. It then confines and
 		// supervises the command itself, the Go runtime never started.
-		cmd.Args[2] = confine.RawArg
+		cmd.Args[2] = confine.UnshareArg
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	}
 	cmd.Args[0] = s.helper

@@ -18,25 +18,22 @@ import (
 // It is never called from Go. Before the Go runtime starts (while the
 // process still has one thread, which unshare(2) of a user namespace
 // requires) it makes the helper's own fresh namespaces, when the sandbox
-// asked for that in the helper's arguments, and then starts the runtime
-// as the usual entry point would. The sandbox can then start the helper
-// without namespaces, by vfork, so it neither copies its own page tables
-// into the child nor pays afterwards, on every page it writes, for the
-// copy-on-write protection a fork leaves behind. A helper linked without
-// it still works: it tells the sandbox so, and is started the old way.
-//
-// The sandbox passes the raw marker ([confine.RawArg]): the namespaces
-// are made the same way, and the child then confines, runs and
-// supervises the command itself with the Go runtime never started (see
-// rawMain), which halves a command's cost. With the marker
-// [confine.UnshareArg] the Go helper runs in them instead; with none, the
-// Go program runs as it would without this entry point.
+// asked for that in the helper's arguments. The sandbox can then start
+// the helper without namespaces, by vfork, so it neither copies its own
+// page tables into the child nor pays afterwards, on every page it
+// writes, for the copy-on-write protection a fork leaves behind. The
+// helper then confines, runs and supervises the command itself with the
+// Go runtime never started (see rawMain), which halves a command's cost.
+// Without the marker the Go program starts as the usual entry point
+// would start it, and when a step fails it starts to report the failure.
+// A helper linked without Entry still works: it tells the sandbox so,
+// and is started the old way.
 //
 // With the marker as argv[2] it unshares the namespaces, asks its parent
 // on descriptor 4 to write its id maps and waits for them, then forks:
 // the child, the first process of the new PID namespace, takes uid and
 // gid 0 and no supplementary groups where it may, dies with its parent
-// from then on, and runs the Go program; the parent sends the child's pid on
+// from then on, and runs rawMain; the parent sends the child's pid on
 // descriptor 4, closes its descriptors 0 to 4, and exits with the child's
 // status, or 128 and its signal. A failure is recorded in entryWords for
 // the Go program to report.
@@ -53,10 +50,9 @@ var entryMarker = [...]byte{'-', '-', 'u', 'n', 's', 'h', 'a', 'r', 'e', '-', 'a
 //lint:ignore U1000 read by Entry, in assembly
 var entryFlags uint64 = confine.CloneFlags
 
-// entryWords is what Entry leaves: [0] 1 when it saw a marker, [1] the
-// step that failed (0: none), [2] its errno, [7] 1 when the marker was
-// [confine.RawArg]; the rest is its scratch space.
-var entryWords [8]uint64
+// entryWords is what Entry leaves: [0] 1 when it saw the marker, [1] the
+// step that failed (0: none), [2] its errno; the rest is its scratch space.
+var entryWords [7]uint64
 
 // entry reports what Entry did.
 func entry() confine.Entry {

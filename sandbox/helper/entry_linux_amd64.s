@@ -12,7 +12,6 @@
 #define PIPE 32
 #define PID 40
 #define STATUS 48
-#define RAW 56
 
 // A system call's result in AX is an error when it lies in [-4095, -1].
 #define ERRMAX $0xfffffffffffff000
@@ -28,29 +27,12 @@ compare:
 	MOVBLZX	(SI), AX
 	MOVBLZX	(DI), BX
 	CMPL	AX, BX
-	JNE	tryraw
+	JNE	start
 	TESTL	AX, AX
 	JEQ	matched
 	INCQ	SI
 	INCQ	DI
 	JMP	compare
-
-	// Or the raw marker: the same namespaces, then rawMain.
-tryraw:
-	MOVQ	24(SP), SI
-	LEAQ	·rawMarker(SB), DI
-compareraw:
-	MOVBLZX	(SI), AX
-	MOVBLZX	(DI), BX
-	CMPL	AX, BX
-	JNE	start
-	TESTL	AX, AX
-	JEQ	matchedraw
-	INCQ	SI
-	INCQ	DI
-	JMP	compareraw
-matchedraw:
-	MOVQ	$1, ·entryWords+RAW(SB)
 
 matched:
 	MOVQ	$1, ·entryWords+RAN(SB)
@@ -162,10 +144,8 @@ matched:
 	MOVQ	$7, R12
 	CMPQ	AX, ERRMAX
 	JHI	fail
-	CMPQ	·entryWords+RAW(SB), $0
-	JEQ	start
 
-	// A raw helper never starts the runtime: rawMain runs as Go code
+	// The helper never starts the runtime: rawMain runs as Go code
 	// that calls nothing of it, with a g of its own whose stack guard
 	// no stack is below, found where Go code looks for g, at -8(FS).
 	// arch_prctl(ARCH_SET_FS, &rawTLS[1])

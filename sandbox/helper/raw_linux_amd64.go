@@ -10,10 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The raw helper: with [confine.RawArg] as argv[2], Entry makes the
-// namespaces as for [confine.UnshareArg] and then, in the child that is
-// the first process of the new PID namespace, calls rawMain instead of
-// starting the Go runtime. rawMain says hello as the Go helper does,
+// The raw helper: with [confine.UnshareArg] as argv[2], Entry makes the
+// namespaces and then, in the child that is the first process of the new
+// PID namespace, calls rawMain instead of starting the Go runtime. rawMain says hello as the Go helper does,
 // reads the same [confine.Request], does what the Go helper does for it,
 // system call for system call (the private root, the hostname and
 // loopback, Landlock, capabilities, no_new_privs, the seccomp filter),
@@ -32,11 +31,6 @@ import (
 // The functions run on the process's own stack with rawG as their g,
 // whose stack guard of 0 no stack pointer is below, so no function
 // asks for more stack. Every buffer is a global.
-
-// rawMarker is [confine.RawArg], NUL-terminated, as Entry compares it.
-//
-//lint:ignore U1000 read by Entry, in assembly
-var rawMarker = [...]byte{'-', '-', 'u', 'n', 's', 'h', 'a', 'r', 'e', '-', 'r', 'a', 'w', 0}
 
 // rawG stands for the g Go code finds at -8(FS); rawTLS holds its
 // address there (Entry sets the FS base to &rawTLS[1]).

@@ -12,7 +12,8 @@ const Arg = "__sandbox-exec__"
 
 // UnshareArg, as argv[2] after [Arg], starts a helper that makes its own
 // namespaces in its entry point (sandbox/helper.Entry) and then, like
-// one started with WarmArg, waits for a request. Its first byte on the
+// one started with WarmArg, waits for a request, which it confines and
+// supervises before the Go runtime ever starts. Its first byte on the
 // socket is 'u' once it has unshared (the parent then writes its id maps,
 // answers 'm', and reads the pid of the helper proper, 4 bytes), or 'n'
 // from a helper linked without that entry point, which then exits.

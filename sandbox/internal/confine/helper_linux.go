@@ -162,9 +162,9 @@ func RunIfRequestedAfter(e Entry) {
 }
 
 func runHelper(args []string, e Entry) (int, error) {
-	if len(args) == 1 && (args[0] == UnshareArg || args[0] == RawArg) {
-		// RawArg reaches Go only when the entry point failed, or is
-		// missing: the checks below say which.
+	if len(args) == 1 && args[0] == UnshareArg {
+		// Go runs here only when the entry point failed, or is missing:
+		// the checks below say which.
 		if !e.Ran {
 			// Linked without the entry point: the parent starts a
 			// helper the other way.
