@@ -364,7 +364,14 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 	// files[0], the helper's executable, is descriptor 3 of a helper
 	// Command starts; this one runs already, and is sent the rest.
 	body := confine.AppendRequest(nil, &confine.Request{Spec: *p.spec, Argv: c.Args, Env: p.env})
-	err = w.send(body, p.files[1:])
+	if prestarted && w.starterGone() {
+		// Its helper proper was sent SIGKILL as the starter died, and
+		// may not have closed its socket yet: what it is sent would be
+		// lost.
+		err = errStarterGone
+	} else {
+		err = w.send(body, p.files[1:])
+	}
 	if err != nil && prestarted {
 		// The helper started ahead died while it waited (killed, or its
 		// parent thread gone, which Pdeathsig takes for its parent): one
@@ -414,6 +421,24 @@ func (s *Sandbox) start(ctx context.Context, c *Cmd) (*Process, error) {
 		return exitStatus(ctx, err, w.cmd.ProcessState)
 	}
 	return proc, nil
+}
+
+// errStarterGone is a prestarted helper's starter found dead.
+var errStarterGone = errors.New("the helper's starter has exited")
+
+// starterGone reports whether w's starter (w.cmd: the process an entry
+// point forked the helper proper from, or the helper itself) has exited,
+// without reaping it. When an entry point's starter exits, the helper
+// proper gets SIGKILL (its Pdeathsig) at once, though it may not yet have
+// died and closed its socket, so a request sent then would be lost where
+// the Go helper's death makes the send fail.
+func (w *warmHelper) starterGone() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, w.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// ECHILD: reaped already, by whoever waited for it. With WNOHANG and
+	// nothing to report, Linux fills info with zeros; an exited child's
+	// is SIGCHLD's.
+	return err == unix.ECHILD || err == nil && info.Signo != 0
 }
 
 // waitCopied waits up to [outputGrace] for a helper's output to be
