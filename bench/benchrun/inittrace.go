@@ -84,9 +84,7 @@ func foldInits(command string, runs [][]initLine) *InitTrace {
 	type acc struct{ ms, bytes, allocs []float64 }
 	per := map[string]*acc{}
 	var order []string
-	var totals []float64
 	for _, run := range runs {
-		total := 0.0
 		for _, l := range run {
 			a := per[l.pkg]
 			if a == nil {
@@ -95,9 +93,7 @@ func foldInits(command string, runs [][]initLine) *InitTrace {
 				order = append(order, l.pkg)
 			}
 			a.ms, a.bytes, a.allocs = append(a.ms, l.ms), append(a.bytes, l.bytes), append(a.allocs, l.allocs)
-			total += l.ms
 		}
-		totals = append(totals, total)
 	}
 	rows := make([]InitRow, 0, len(order))
 	for _, p := range order {
@@ -108,7 +104,7 @@ func foldInits(command string, runs [][]initLine) *InitTrace {
 		rows = append(rows, InitRow{Package: p, Ms: ms, Bytes: by, Allocs: al})
 	}
 	t := &InitTrace{Command: command, Runs: len(runs)}
-	t.TotalMs, _, _ = summarize(totals)
+	t.TotalMs, _, _ = summarize(initTotals(runs))
 	byTime := slices.Clone(rows)
 	slices.SortStableFunc(byTime, func(a, b InitRow) int { return cmpDesc(a.Ms, b.Ms) })
 	t.ByTime = byTime[:min(initTop, len(byTime))]
@@ -153,27 +149,42 @@ func ownFigure(runs [][]initLine, t *InitTrace) Figure {
 	return Figure{Name: "slowest joshbot package initialiser", Unit: "ms", Target: ownInitTarget, Samples: worst, Note: note}
 }
 
-// measureInits runs bin with GODEBUG=inittrace=1 runs times.
-func measureInits(bin string, args []string, runs int) ([][]initLine, error) {
-	var all [][]initLine
+// measureInits runs each of bins with GODEBUG=inittrace=1, runs times,
+// alternately (one run of each per round, after a warm-up round), and
+// returns each binary's traces in the order of bins.
+func measureInits(bins []string, args []string, runs int) ([][][]initLine, error) {
+	all := make([][][]initLine, len(bins))
 	for i := 0; i < runs+1; i++ {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("GODEBUG=inittrace=1 %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		for j, bin := range bins {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("GODEBUG=inittrace=1 %s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.Bytes())
+			}
+			if i == 0 {
+				continue // warms the page cache, as the process rounds do
+			}
+			lines := parseInitTrace(stderr.String())
+			if len(lines) == 0 {
+				return nil, fmt.Errorf("GODEBUG=inittrace=1 %s %s printed no init lines", bin, strings.Join(args, " "))
+			}
+			all[j] = append(all[j], lines)
 		}
-		if i == 0 {
-			continue // warms the page cache, as the process rounds do
-		}
-		lines := parseInitTrace(stderr.String())
-		if len(lines) == 0 {
-			return nil, fmt.Errorf("GODEBUG=inittrace=1 %s printed no init lines", strings.Join(args, " "))
-		}
-		all = append(all, lines)
 	}
 	return all, nil
+}
+
+// initTotals is, per run, the init clock of every package summed.
+func initTotals(runs [][]initLine) []float64 {
+	totals := make([]float64, len(runs))
+	for i, run := range runs {
+		for _, l := range run {
+			totals[i] += l.ms
+		}
+	}
+	return totals
 }
 
 func (t *InitTrace) markdown() string {

@@ -106,9 +106,13 @@ func run(root, out string, n int, parts map[string]bool) error {
 	if err != nil {
 		return fmt.Errorf("go tool buildid joshbot-sandbox: %w", err)
 	}
-	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID="+strings.TrimSpace(string(helperID))); err != nil {
+	releaseFlags := "-s -w -X github.com/joshbot/joshbot/joshbot/internal/cli.version=bench -X github.com/joshbot/joshbot/joshbot/internal/runtime.helperBuildID=" + strings.TrimSpace(string(helperID))
+	if err := goBuild(root, bin, "./joshbot/cmd/joshbot", releaseFlags); err != nil {
 		return err
 	}
+	// The same binary without internal/stackstart (-tags nostackstart),
+	// measured beside it: what growing the stack first saves.
+	noStack := filepath.Join(tmp, "joshbot-nostackstart")
 	fake := filepath.Join(tmp, "fakellm")
 	if err := goBuild(root, fake, "./bench/fakellm", "-s -w"); err != nil {
 		return err
@@ -182,6 +186,9 @@ func run(root, out string, n int, parts map[string]bool) error {
 			faultRef: floorDepsName + " page faults", faultsOver: versionFaultsOver,
 			rssRef: initOnlyName + " peak RSS", rssTarget: versionRSSTarget,
 			args: func(int) []string { return []string{"version"} }},
+		{name: noStackName, bin: noStack, wallRef: "joshbot version wall", faultRef: "joshbot version page faults",
+			rssRef: "joshbot version peak RSS", rssNote: noStackNote,
+			args: func(int) []string { return []string{"version"} }},
 		{name: "one-shot turn", wallRef: "joshbot version wall", wallRatio: turnWallRatio,
 			rssRef: "joshbot version peak RSS", rssTarget: turnRSSTarget,
 			args: func(i int) []string {
@@ -218,6 +225,9 @@ func run(root, out string, n int, parts map[string]bool) error {
 		// command costs beyond it is joshbot's code.
 		initOnly := filepath.Join(tmp, "joshbot-initonly")
 		if err := goBuildTags(root, initOnly, "./joshbot/cmd/joshbot", "-s -w", "benchinit"); err != nil {
+			return err
+		}
+		if err := goBuildTags(root, noStack, "./joshbot/cmd/joshbot", releaseFlags, "nostackstart"); err != nil {
 			return err
 		}
 		floors := []scenario{
@@ -339,14 +349,17 @@ func run(root, out string, n int, parts map[string]bool) error {
 		}
 	}
 	if parts["process"] {
-		runs := min(n, 10)
-		log.Printf("measuring package initialisers of joshbot version ×%d (GODEBUG=inittrace=1)", runs)
-		traces, err := measureInits(bin, []string{"version"}, runs)
+		log.Printf("measuring package initialisers of joshbot version, with and without stackstart, ×%d (GODEBUG=inittrace=1)", n)
+		traces, err := measureInits([]string{bin, noStack}, []string{"version"}, n)
 		if err != nil {
 			return err
 		}
-		rep.Inits = foldInits("joshbot version", traces)
-		rep.add(ownFigure(traces, rep.Inits))
+		rep.Inits = foldInits("joshbot version", traces[0])
+		rep.add(ownFigure(traces[0], rep.Inits))
+		rep.add(Figure{Name: initTotalName, Unit: "ms", Samples: initTotals(traces[0]),
+			Note: "GODEBUG=inittrace=1: every package's init clock, summed per run"})
+		rep.add(Figure{Name: initTotalName + " without stackstart", Unit: "ms", Ref: initTotalName, PerRound: true, Samples: initTotals(traces[1]),
+			Note: "the same, of the binary built with -tags nostackstart, run alternately with it: growing the stack first moves the cost of the main goroutine's first stack growth into stackstart's initialiser, it does not add it"})
 	}
 	if parts["gateway"] && hasCommand(bin, "gateway") {
 		runs := max(n/5, 3)
@@ -439,6 +452,15 @@ const initOnlyName = "floor: joshbot exiting before main"
 // against issue 24's absolute target like the one-shot turn, with the
 // bound proposed in its place named.
 const toolTurnRSSNote = "issue 24's absolute target, judged; the comparison beside is the bound proposed in its place, ≤ the one-shot turn + 1 MiB, see bench/CHANGELOG.md"
+
+// noStackName is joshbot version built without internal/stackstart.
+const noStackName = "joshbot version without stackstart"
+
+// noStackNote says what the scenario without stackstart shows.
+const noStackNote = "for information: the release binary built with -tags nostackstart, in the same rounds; without stackstart the libraries' initialisers grow the main goroutine's stack step by step, each copy reading tables spread over the executable (see joshbot/internal/stackstart)"
+
+// initTotalName is the sum of joshbot version's package initialisers.
+const initTotalName = "all package initialisers of joshbot version together"
 
 // durableStartName is bench/launch/durable's start and exit alone.
 const durableStartName = "floor: a static C program's start and exit"

@@ -228,6 +228,12 @@ func TestInitFigures(t *testing.T) {
 	if len(tr.Own) != 2 || tr.Own[0].Package != "github.com/joshbot/joshbot/y" {
 		t.Errorf("own: %+v", tr.Own)
 	}
+	if got := initTotals(runs[:1]); len(got) != 1 || got[0] != 105.04 { // 0+1+…+14, 0.01, 0.03
+		t.Errorf("initTotals of the first run = %v, want [105.04]", got)
+	}
+	if totals := initTotals(runs); tr.TotalMs != totals[2] { // 105.04, 105.12, 105.05
+		t.Errorf("TotalMs %v, want the median of the runs' totals %v", tr.TotalMs, totals)
+	}
 	f := ownFigure(runs, tr)
 	r := &Report{}
 	r.add(f)

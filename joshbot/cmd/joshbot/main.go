@@ -13,12 +13,6 @@
 package main
 
 import (
-	// Grows the main goroutine's stack before the libraries' initialisers
-	// would, in one step (see the package). Imported first, so the linker
-	// lays its code and tables out beside the runtime's, which start-up
-	// reads anyway.
-	_ "github.com/joshbot/joshbot/joshbot/internal/stackstart"
-
 	"context"
 	"os"
 

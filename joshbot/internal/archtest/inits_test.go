@@ -118,6 +118,13 @@ func TestNoJoshbotPackageRunsInitCode(t *testing.T) {
 			if err := checkStackstartFirst(string(out)); err != nil {
 				t.Error(err)
 			}
+			byAddr, err := exec.Command("go", "tool", "nm", "-n", bin).Output()
+			if err != nil {
+				t.Fatalf("go tool nm -n %s: %v", cmd, err)
+			}
+			if err := checkStackstartLaidOutFirst(string(byAddr)); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 }
@@ -160,5 +167,54 @@ func TestCheckStackstartFirst(t *testing.T) {
 	}
 	if checkStackstartFirst("init errors @0.4 ms, 0 ms clock, 0 bytes, 0 allocs\n") == nil {
 		t.Error("a trace without stackstart was accepted")
+	}
+}
+
+// checkStackstartLaidOutFirst reads `go tool nm -n` output (by address)
+// and returns an error unless stackstart's code comes before the code of
+// every package outside the standard library. Its growth of the stack
+// walks its own frames' tables, and laid out beside the runtime's they
+// are in pages start-up reads anyway; the linker orders packages as
+// package main's files import them, so cmd/joshbot's early_stack.go
+// must keep its name sorting before main.go.
+// modulePath matches a symbol of a package outside the standard library:
+// its path starts with a domain (github.com/, gopkg.in/). The toolchain's
+// own symbols (runtime.text, type:.eq.internal/abi.X) do not.
+var modulePath = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+
+func checkStackstartLaidOutFirst(nm string) error {
+	for line := range strings.Lines(nm) {
+		f := strings.Fields(line)
+		if len(f) < 3 || (f[len(f)-2] != "T" && f[len(f)-2] != "t") {
+			continue
+		}
+		sym := f[len(f)-1]
+		switch {
+		case strings.HasPrefix(sym, stackstart+"."):
+			return nil
+		case modulePath.MatchString(sym):
+			return fmt.Errorf("the code of %s is laid out before %s's: package main's file importing stackstart (early_stack.go) must sort before its other files", sym, stackstart)
+		}
+	}
+	return fmt.Errorf("go tool nm -n lists no code of %s", stackstart)
+}
+
+func TestCheckStackstartLaidOutFirst(t *testing.T) {
+	good := "  401000 T internal/abi.Kind.String\n" +
+		"  401100 T runtime.text\n" +
+		"  401200 T type:.eq.internal/abi.UncommonType\n" +
+		"  48f060 T " + stackstart + ".init.0\n" +
+		"  4a0000 T github.com/yuin/goldmark/util.init\n"
+	if err := checkStackstartLaidOutFirst(good); err != nil {
+		t.Errorf("stackstart first: %v", err)
+	}
+	late := "  401000 T internal/abi.Kind.String\n" +
+		"  48f060 T github.com/joshbot/joshbot/joshbot/internal/cli.Main\n" +
+		"  a0e880 T " + stackstart + ".init.0\n"
+	if checkStackstartLaidOutFirst(late) == nil {
+		t.Error("stackstart laid out after a joshbot package was accepted")
+	}
+	if checkStackstartLaidOutFirst("  401000 T internal/abi.Kind.String\n") == nil {
+		t.Error("a listing without stackstart was accepted")
 	}
 }
