@@ -96,9 +96,11 @@ func TestNoJoshbotPackageRunsInitCode(t *testing.T) {
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
 		}
-		nm, err := exec.Command("go", "tool", "nm", bin).Output()
+		// By address: packagesWithInit does not mind the order, and the
+		// layout check needs it.
+		nm, err := exec.Command("go", "tool", "nm", "-n", bin).Output()
 		if err != nil {
-			t.Fatalf("go tool nm %s: %v", cmd, err)
+			t.Fatalf("go tool nm -n %s: %v", cmd, err)
 		}
 		if !strings.Contains(string(nm), "github.com/joshbot/joshbot/") {
 			t.Fatalf("go tool nm %s lists no joshbot symbol: the check would prove nothing", cmd)
@@ -118,11 +120,7 @@ func TestNoJoshbotPackageRunsInitCode(t *testing.T) {
 			if err := checkStackstartFirst(string(out)); err != nil {
 				t.Error(err)
 			}
-			byAddr, err := exec.Command("go", "tool", "nm", "-n", bin).Output()
-			if err != nil {
-				t.Fatalf("go tool nm -n %s: %v", cmd, err)
-			}
-			if err := checkStackstartLaidOutFirst(string(byAddr)); err != nil {
+			if err := checkStackstartLaidOutFirst(string(nm)); err != nil {
 				t.Error(err)
 			}
 		}
